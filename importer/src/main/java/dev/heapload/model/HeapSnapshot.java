@@ -1,0 +1,252 @@
+package dev.heapload.model;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One heap snapshot of one VM, held in memory in column form: the shared model every reader fills
+ * (through {@link HeapSnapshotBuilder}) and every analysis and writer reads.
+ *
+ * <h2>Shape</h2>
+ * <ul>
+ *   <li><b>Objects</b> have dense ids {@code 0 .. objectCount()-1}. Per object: {@link #address(int)}
+ *       (the VM's address as written in the dump), {@link #typeId(int)} (index into
+ *       {@link #typeNames()}), {@link #shallowSize(int)} in bytes, {@link #category(int)} (memory
+ *       category, {@code -1} when the VM has none) and an optional short {@link #label(int)}.</li>
+ *   <li><b>References</b> have dense ids {@code 0 .. referenceCount()-1}, grouped by their source
+ *       object: the references of object {@code o} are {@code firstReference(o) ..
+ *       firstReference(o+1)-1}, in dump order. Per reference: {@link #referenceTarget(int)},
+ *       {@link #referenceKindId(int)} (index into {@link #referenceKinds()}), {@link
+ *       #referenceFlags(int)} ({@link #WEAK}, {@link #EPHEMERON_VALUE}) and a name (see {@link
+ *       #referenceName(int)}).</li>
+ *   <li><b>GC roots</b>: named references from outside the heap, {@link #roots()}, in the order the
+ *       dump lists them.</li>
+ * </ul>
+ *
+ * <h2>Memory</h2>
+ * Per object: 8 (address) + 8 (size) + 1 (type) + 2 (category) + 4 (label reference) + 4 (first
+ * reference offset) = <b>27 bytes</b>, plus the label text itself when there is one (a Java String:
+ * about 40 bytes + its length). Per reference: 4 (target) + 1 (kind) + 1 (flags) + 4 (name) =
+ * <b>10 bytes</b>. Reference names that are the text of a string object are stored as a pointer to
+ * that object, not copied.
+ *
+ * <p>Instances are immutable once built, except for {@link #analysis()} results attached later.
+ */
+public final class HeapSnapshot {
+
+    /** Flag bit: the VM's GC does not keep the target alive through this reference. */
+    public static final byte WEAK = 1;
+    /**
+     * Flag bit: an ephemeron value (Lua 5.2+ weak-key tables, per Lua 5.4 lgc.c {@code traverseephemeron}):
+     * the target is kept alive through this reference only while the key is alive. The key is the target
+     * of the reference immediately before this one (same source object, flagged {@link #WEAK}).
+     */
+    public static final byte EPHEMERON_VALUE = 2;
+
+    /** Name value meaning "this reference has no name". */
+    public static final int NO_NAME = Integer.MIN_VALUE;
+
+    private final SnapshotInfo info;
+    private final String[] typeNames;
+    private final String[] referenceKinds;
+    private final String[] names;
+
+    private final long[] addresses;
+    private final AddressFormat addressFormat;
+    private final String[] opaqueAddresses;
+    private final long[] sizes;
+    private final byte[] types;
+    private final short[] categories;
+    private final String[] labels;
+
+    private final int[] firstReference;
+    private final int[] targets;
+    private final byte[] kinds;
+    private final byte[] flags;
+    private final int[] referenceNames;
+
+    private final List<GcRoot> roots;
+    private Object analysis;
+
+    HeapSnapshot(SnapshotInfo info, String[] typeNames, String[] referenceKinds, String[] names,
+                 long[] addresses, AddressFormat addressFormat, String[] opaqueAddresses,
+                 long[] sizes, byte[] types, short[] categories, String[] labels,
+                 int[] firstReference, int[] targets, byte[] kinds, byte[] flags, int[] referenceNames,
+                 List<GcRoot> roots) {
+        this.info = info;
+        this.typeNames = typeNames;
+        this.referenceKinds = referenceKinds;
+        this.names = names;
+        this.addresses = addresses;
+        this.addressFormat = addressFormat;
+        this.opaqueAddresses = opaqueAddresses;
+        this.sizes = sizes;
+        this.types = types;
+        this.categories = categories;
+        this.labels = labels;
+        this.firstReference = firstReference;
+        this.targets = targets;
+        this.kinds = kinds;
+        this.flags = flags;
+        this.referenceNames = referenceNames;
+        this.roots = List.copyOf(roots);
+    }
+
+    /** Snapshot metadata: id, VM, source file, checksum, VM-reported totals, memory categories, warnings. */
+    public SnapshotInfo info() {
+        return info;
+    }
+
+    /** Number of objects (ids are {@code 0 .. objectCount()-1}). */
+    public int objectCount() {
+        return sizes.length;
+    }
+
+    /** Number of references. */
+    public int referenceCount() {
+        return targets.length;
+    }
+
+    /** Type names indexed by {@link #typeId(int)}, e.g. {@code table}, {@code string}. */
+    public List<String> typeNames() {
+        return Arrays.asList(typeNames);
+    }
+
+    /** Reference kind names indexed by {@link #referenceKindId(int)}, e.g. {@code value}, {@code upvalue}. */
+    public List<String> referenceKinds() {
+        return Arrays.asList(referenceKinds);
+    }
+
+    /** The object's address as the VM wrote it (e.g. {@code 0x5574b889d5e0}). */
+    public String address(int object) {
+        return addressFormat.format(addresses[object], opaqueAddresses, object);
+    }
+
+    /** The object's address as a number (for opaque spellings: a stable synthetic key). */
+    public long addressKey(int object) {
+        return addresses[object];
+    }
+
+    /** How addresses were spelled in the dump. */
+    public AddressFormat addressFormat() {
+        return addressFormat;
+    }
+
+    /** Index into {@link #typeNames()}. */
+    public int typeId(int object) {
+        return types[object] & 0xff;
+    }
+
+    /** The object's type name. */
+    public String type(int object) {
+        return typeNames[types[object] & 0xff];
+    }
+
+    /** Shallow size in bytes, as the dump gives it (for Luau an estimate by the VM's writer). */
+    public long shallowSize(int object) {
+        return sizes[object];
+    }
+
+    /** Memory category (0..255 for Luau), or {@code -1} when the VM has no categories. */
+    public int category(int object) {
+        return categories[object];
+    }
+
+    /** A short human label (a string's text, a function's name), or {@code null}. */
+    public String label(int object) {
+        return labels[object];
+    }
+
+    /** First reference id of {@code object}; {@code firstReference(object + 1)} is one past its last. */
+    public int firstReference(int object) {
+        return firstReference[object];
+    }
+
+    /** Target object id of a reference. */
+    public int referenceTarget(int reference) {
+        return targets[reference];
+    }
+
+    /** Index into {@link #referenceKinds()}. */
+    public int referenceKindId(int reference) {
+        return kinds[reference] & 0xff;
+    }
+
+    /** The reference's kind name. */
+    public String referenceKind(int reference) {
+        return referenceKinds[kinds[reference] & 0xff];
+    }
+
+    /** Flag bits {@link #WEAK} and {@link #EPHEMERON_VALUE}. */
+    public int referenceFlags(int reference) {
+        return flags[reference];
+    }
+
+    /** True when the VM's GC does not keep the target alive through this reference alone. */
+    public boolean isWeak(int reference) {
+        return (flags[reference] & WEAK) != 0;
+    }
+
+    /** The reference's name (a table key's text, a local's name), or {@code null}. */
+    public String referenceName(int reference) {
+        int n = referenceNames[reference];
+        if (n == NO_NAME) {
+            return null;
+        }
+        if (n >= 0) {
+            return names[n];
+        }
+        String text = labels[-n - 1];
+        return text == null ? "" : text;
+    }
+
+    /** GC roots in dump order. */
+    public List<GcRoot> roots() {
+        return roots;
+    }
+
+    /** Sum of shallow sizes of all objects, in bytes. */
+    public long totalShallowBytes() {
+        long sum = 0;
+        for (long s : sizes) {
+            sum += s;
+        }
+        return sum;
+    }
+
+    /** Results attached by the analysis pass, or {@code null}. */
+    @SuppressWarnings("unchecked")
+    public <T> T analysis() {
+        return (T) analysis;
+    }
+
+    /** Attaches the analysis results (done once, by the analysis pass). */
+    public void attachAnalysis(Object results) {
+        this.analysis = Objects.requireNonNull(results);
+    }
+
+    /** Raw column access for writers and analyses that need whole arrays (do not modify). */
+    public int[] firstReferenceColumn() {
+        return firstReference;
+    }
+
+    /** Raw reference-target column (do not modify). */
+    public int[] referenceTargetColumn() {
+        return targets;
+    }
+
+    /** Raw reference-flags column (do not modify). */
+    public byte[] referenceFlagsColumn() {
+        return flags;
+    }
+
+    /** Raw shallow-size column in bytes (do not modify). */
+    public long[] shallowSizeColumn() {
+        return sizes;
+    }
+
+    /** A named GC root: {@code name} as the dump names it, {@code object} the object id. */
+    public record GcRoot(String name, int object) {
+    }
+}

@@ -1,0 +1,355 @@
+package dev.heapload.model;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.ObjectIntHashMap;
+
+/**
+ * Collects objects, references and roots from a streaming reader and builds a {@link HeapSnapshot}.
+ *
+ * <p>Readers refer to objects by their address text; an object gets its dense id the first time its
+ * address is seen, either as a record or as a reference target, so references can point forward.
+ * Usage: {@link #defineObject} once per record, then {@link #addReference} for each of its outgoing
+ * references (references are added to the object defined last), {@link #addRoot}, then {@link #build}.
+ *
+ * <p>Addresses that are referenced but never defined ("dangling", e.g. a dump taken without a full GC)
+ * are dropped with their references at {@link #build} and counted in a warning.
+ *
+ * <p>Not thread-safe.
+ */
+public final class HeapSnapshotBuilder {
+
+    private static final int INITIAL = 1 << 12;
+
+    private AddressFormat addressFormat;
+    private final LongIntHashMap idByAddress = new LongIntHashMap(INITIAL);
+    private final ObjectIntHashMap<String> idByOpaqueAddress = new ObjectIntHashMap<>();
+    private String[] opaqueAddresses;
+
+    private final ObjectIntHashMap<String> typeIds = new ObjectIntHashMap<>();
+    private final List<String> typeNames = new ArrayList<>();
+    private final ObjectIntHashMap<String> kindIds = new ObjectIntHashMap<>();
+    private final List<String> kindNames = new ArrayList<>();
+    private final ObjectIntHashMap<String> nameIds = new ObjectIntHashMap<>();
+    private final List<String> names = new ArrayList<>();
+
+    private int objectCount;
+    private long[] addresses = new long[INITIAL];
+    private long[] sizes = new long[INITIAL];
+    private byte[] types = new byte[INITIAL];
+    private short[] categories = new short[INITIAL];
+    private String[] labels = new String[INITIAL];
+    private boolean[] defined = new boolean[INITIAL];
+
+    private int referenceCount;
+    private int[] sources = new int[INITIAL];
+    private int[] targets = new int[INITIAL];
+    private byte[] kinds = new byte[INITIAL];
+    private byte[] flags = new byte[INITIAL];
+    private int[] referenceNames = new int[INITIAL];
+
+    private int current = -1;
+    private final List<HeapSnapshot.GcRoot> roots = new ArrayList<>();
+
+    /**
+     * Returns the id of the object at {@code address}, assigning the next id on first sight.
+     *
+     * @param address the address text exactly as in the dump
+     */
+    public int objectId(CharSequence address) {
+        if (addressFormat == null) {
+            addressFormat = AddressFormat.detect(address);
+        }
+        long value = addressFormat.parse(address);
+        if (value >= 0) {
+            int id = idByAddress.getIfAbsent(value, -1);
+            if (id < 0) {
+                id = newObject(value);
+                idByAddress.put(value, id);
+            }
+            return id;
+        }
+        String text = address.toString();
+        int id = idByOpaqueAddress.getIfAbsent(text, -1);
+        if (id < 0) {
+            // synthetic keys for opaque spellings are negative so they never collide with real addresses
+            id = newObject(-1 - idByOpaqueAddress.size());
+            idByOpaqueAddress.put(text, id);
+            if (opaqueAddresses == null) {
+                opaqueAddresses = new String[addresses.length];
+            }
+            ensureObjectCapacity(id + 1);
+            opaqueAddresses[id] = text;
+        }
+        return id;
+    }
+
+    /** True once {@link #defineObject} was called for this id. */
+    public boolean isDefined(int object) {
+        return object < objectCount && defined[object];
+    }
+
+    /**
+     * Defines the object record at {@code address} and makes it the source of the following references.
+     *
+     * @param address  address text as in the dump
+     * @param type     VM type name, e.g. {@code table} (at most 256 distinct types)
+     * @param size     shallow size in bytes
+     * @param category memory category, or {@code -1}
+     * @param label    short label, or {@code null}
+     * @return the object id
+     * @throws IllegalStateException when the same address is defined twice
+     */
+    public int defineObject(CharSequence address, String type, long size, int category, String label) {
+        int id = objectId(address);
+        if (defined[id]) {
+            throw new IllegalStateException("object " + address + " is defined twice");
+        }
+        defined[id] = true;
+        types[id] = (byte) intern(typeIds, typeNames, type, 256, "types");
+        sizes[id] = size;
+        categories[id] = (short) category;
+        labels[id] = label;
+        current = id;
+        return id;
+    }
+
+    /** Sets or replaces the label of an object. */
+    public void setLabel(int object, String label) {
+        labels[object] = label;
+    }
+
+    /** The current label of an object, or {@code null}. */
+    public String label(int object) {
+        return labels[object];
+    }
+
+    /** Interns a reference kind name (at most 256 kinds) and returns its id, for use with {@link #addReference}. */
+    public int kind(String kind) {
+        return intern(kindIds, kindNames, kind, 256, "reference kinds");
+    }
+
+    /** Interns a reference name and returns the value to pass as {@code name} to {@link #addReference}. */
+    public int name(String name) {
+        if (name == null) {
+            return HeapSnapshot.NO_NAME;
+        }
+        return intern(nameIds, names, name, Integer.MAX_VALUE, "names");
+    }
+
+    /** A name that is the label (text) of a string object: stored as a pointer, not copied. */
+    public static int nameFromObject(int stringObject) {
+        return -stringObject - 1;
+    }
+
+    /**
+     * Adds a reference from the object defined last.
+     *
+     * @param target object id of the target (from {@link #objectId})
+     * @param kind   kind id from {@link #kind}
+     * @param name   name from {@link #name}, {@link #nameFromObject} or {@link HeapSnapshot#NO_NAME}
+     * @param flag   {@link HeapSnapshot#WEAK}, {@link HeapSnapshot#EPHEMERON_VALUE} bits, or 0
+     * @return the reference id (valid until {@link #build})
+     */
+    public int addReference(int target, int kind, int name, int flag) {
+        if (current < 0) {
+            throw new IllegalStateException("addReference before defineObject");
+        }
+        if (referenceCount == targets.length) {
+            int n = grow(targets.length);
+            sources = Arrays.copyOf(sources, n);
+            targets = Arrays.copyOf(targets, n);
+            kinds = Arrays.copyOf(kinds, n);
+            flags = Arrays.copyOf(flags, n);
+            referenceNames = Arrays.copyOf(referenceNames, n);
+        }
+        int r = referenceCount++;
+        sources[r] = current;
+        targets[r] = target;
+        kinds[r] = (byte) kind;
+        flags[r] = (byte) flag;
+        referenceNames[r] = name;
+        return r;
+    }
+
+    /** Sets flag bits on a reference added earlier (e.g. weakness known only after the metatable was read). */
+    public void addFlags(int reference, int flag) {
+        flags[reference] |= (byte) flag;
+    }
+
+    /** Number of references added so far. */
+    public int referenceCount() {
+        return referenceCount;
+    }
+
+    /** Source object of a reference added earlier. */
+    public int referenceSource(int reference) {
+        return sources[reference];
+    }
+
+    /** Target object of a reference added earlier. */
+    public int referenceTarget(int reference) {
+        return targets[reference];
+    }
+
+    /** Kind id of a reference added earlier. */
+    public int referenceKind(int reference) {
+        return kinds[reference] & 0xff;
+    }
+
+    /** Type name of a defined object. */
+    public String type(int object) {
+        return typeNames.get(types[object] & 0xff);
+    }
+
+    /** Number of object ids handed out (defined or only referenced). */
+    public int objectCount() {
+        return objectCount;
+    }
+
+    /** Adds a named GC root. */
+    public void addRoot(String name, int object) {
+        roots.add(new HeapSnapshot.GcRoot(name, object));
+    }
+
+    /**
+     * Builds the snapshot: drops references to undefined objects (counted in a warning added to
+     * {@code info}), renumbers objects densely in first-seen order and groups references by source
+     * object, keeping dump order within each object.
+     *
+     * @param info metadata; a warning is appended when references were dropped
+     */
+    public HeapSnapshot build(SnapshotInfo info) {
+        // dense renumbering of defined objects
+        int[] newId = new int[objectCount];
+        int n = 0;
+        for (int i = 0; i < objectCount; i++) {
+            newId[i] = defined[i] ? n++ : -1;
+        }
+        long[] outAddresses = new long[n];
+        long[] outSizes = new long[n];
+        byte[] outTypes = new byte[n];
+        short[] outCategories = new short[n];
+        String[] outLabels = new String[n];
+        String[] outOpaque = opaqueAddresses == null ? null : new String[n];
+        for (int i = 0; i < objectCount; i++) {
+            int j = newId[i];
+            if (j < 0) {
+                continue;
+            }
+            outAddresses[j] = addresses[i];
+            outSizes[j] = sizes[i];
+            outTypes[j] = types[i];
+            outCategories[j] = categories[i];
+            outLabels[j] = labels[i];
+            if (outOpaque != null) {
+                outOpaque[j] = opaqueAddresses[i];
+            }
+        }
+        // counting sort of references by source, stable
+        int[] first = new int[n + 1];
+        int dropped = 0;
+        for (int r = 0; r < referenceCount; r++) {
+            if (newId[targets[r]] < 0) {
+                dropped++;
+                continue;
+            }
+            first[newId[sources[r]] + 1]++;
+        }
+        for (int i = 0; i < n; i++) {
+            first[i + 1] += first[i];
+        }
+        int m = referenceCount - dropped;
+        int[] outTargets = new int[m];
+        byte[] outKinds = new byte[m];
+        byte[] outFlags = new byte[m];
+        int[] outNames = new int[m];
+        int[] fill = Arrays.copyOf(first, n);
+        for (int r = 0; r < referenceCount; r++) {
+            int t = newId[targets[r]];
+            if (t < 0) {
+                continue;
+            }
+            int at = fill[newId[sources[r]]]++;
+            outTargets[at] = t;
+            outKinds[at] = kinds[r];
+            outFlags[at] = flags[r];
+            int name = referenceNames[r];
+            if (name != HeapSnapshot.NO_NAME && name < 0) {
+                int obj = newId[-name - 1];
+                name = obj < 0 ? HeapSnapshot.NO_NAME : -obj - 1;
+            }
+            outNames[at] = name;
+        }
+        List<HeapSnapshot.GcRoot> outRoots = new ArrayList<>();
+        int droppedRoots = 0;
+        for (HeapSnapshot.GcRoot root : roots) {
+            int j = newId[root.object()];
+            if (j < 0) {
+                droppedRoots++;
+            } else {
+                outRoots.add(new HeapSnapshot.GcRoot(root.name(), j));
+            }
+        }
+        SnapshotInfo outInfo = info;
+        if (dropped > 0 || droppedRoots > 0) {
+            List<String> warnings = new ArrayList<>(info.warnings());
+            warnings.add(dropped + " reference(s) and " + droppedRoots
+                + " root(s) point to addresses that have no object record (dump taken without a full GC?); dropped");
+            outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
+                info.categories(), warnings);
+        }
+        return new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
+            names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,
+            outOpaque, outSizes, outTypes, outCategories, outLabels, first, outTargets, outKinds, outFlags, outNames,
+            outRoots);
+    }
+
+    private int newObject(long address) {
+        ensureObjectCapacity(objectCount + 1);
+        int id = objectCount++;
+        addresses[id] = address;
+        categories[id] = -1;
+        return id;
+    }
+
+    private void ensureObjectCapacity(int needed) {
+        if (needed <= addresses.length) {
+            return;
+        }
+        int n = Math.max(needed, grow(addresses.length));
+        addresses = Arrays.copyOf(addresses, n);
+        sizes = Arrays.copyOf(sizes, n);
+        types = Arrays.copyOf(types, n);
+        categories = Arrays.copyOf(categories, n);
+        labels = Arrays.copyOf(labels, n);
+        defined = Arrays.copyOf(defined, n);
+        if (opaqueAddresses != null) {
+            opaqueAddresses = Arrays.copyOf(opaqueAddresses, n);
+        }
+    }
+
+    private static int grow(int n) {
+        long next = (long) n + (n >> 1) + 16;
+        if (next > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("heap model is full (2^31 entries)");
+        }
+        return (int) next;
+    }
+
+    private static int intern(ObjectIntHashMap<String> ids, List<String> values, String value, int limit, String what) {
+        int id = ids.getIfAbsent(value, -1);
+        if (id < 0) {
+            id = values.size();
+            if (id >= limit) {
+                throw new IllegalStateException("more than " + limit + " distinct " + what);
+            }
+            values.add(value);
+            ids.put(value, id);
+        }
+        return id;
+    }
+}
