@@ -148,7 +148,10 @@ public final class HeapSnapshot {
         return sizes[object];
     }
 
-    /** Memory category (0..255 for Luau), or {@code -1} when the VM has no categories. */
+    /**
+     * Memory category (0..255 for Luau), or {@code -1} when the VM has no categories or the dump does
+     * not give the object's category (Luau double-vector records, which are written empty).
+     */
     public int category(int object) {
         return categories[object];
     }
