@@ -246,6 +246,40 @@ public final class HeapSnapshot {
         return sizes;
     }
 
+    // Package-private column access for the snapshot file codec (HeapSnapshotFile); do not modify.
+
+    String[] nameTable() {
+        return names;
+    }
+
+    long[] addressColumn() {
+        return addresses;
+    }
+
+    String[] opaqueAddressColumn() {
+        return opaqueAddresses;
+    }
+
+    byte[] typeColumn() {
+        return types;
+    }
+
+    short[] categoryColumn() {
+        return categories;
+    }
+
+    String[] labelColumn() {
+        return labels;
+    }
+
+    byte[] referenceKindColumn() {
+        return kinds;
+    }
+
+    int[] referenceNameColumn() {
+        return referenceNames;
+    }
+
     /** A named GC root: {@code name} as the dump names it, {@code object} the object id. */
     public record GcRoot(String name, int object) {
     }
