@@ -121,15 +121,25 @@ final class GraphBuilder {
                 EmptyMemoryTracker.INSTANCE,
                 new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER));
             importer.doImport(input);
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (IOException e) {
             throw e;
         } catch (Exception e) {
-            throw new IOException("import failed: " + e.getMessage(), e);
+            // the importer wraps failures of its worker threads (including IOExceptions of the input)
+            throw new IOException("Neo4j import failed: " + rootCause(e), e);
         } finally {
             log.flush();
         }
         progress.step(100);
         progress.end();
+    }
+
+    /** The innermost cause's class and message, e.g. {@code IOException: snapshots/a.hsnap: truncated}. */
+    static String rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
     /** Starts an embedded DBMS on {@code home} with logs in {@code logsDir} and the given page cache size in bytes. */
