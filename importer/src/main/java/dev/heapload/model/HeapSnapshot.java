@@ -148,7 +148,10 @@ public final class HeapSnapshot {
         return sizes[object];
     }
 
-    /** Memory category (0..255 for Luau), or {@code -1} when the VM has no categories. */
+    /**
+     * Memory category (0..255 for Luau), or {@code -1} when the VM has no categories or the dump does
+     * not give the object's category (Luau double-vector records, which are written empty).
+     */
     public int category(int object) {
         return categories[object];
     }
@@ -244,6 +247,40 @@ public final class HeapSnapshot {
     /** Raw shallow-size column in bytes (do not modify). */
     public long[] shallowSizeColumn() {
         return sizes;
+    }
+
+    // Package-private column access for the snapshot file codec (HeapSnapshotFile); do not modify.
+
+    String[] nameTable() {
+        return names;
+    }
+
+    long[] addressColumn() {
+        return addresses;
+    }
+
+    String[] opaqueAddressColumn() {
+        return opaqueAddresses;
+    }
+
+    byte[] typeColumn() {
+        return types;
+    }
+
+    short[] categoryColumn() {
+        return categories;
+    }
+
+    String[] labelColumn() {
+        return labels;
+    }
+
+    byte[] referenceKindColumn() {
+        return kinds;
+    }
+
+    int[] referenceNameColumn() {
+        return referenceNames;
     }
 
     /** A named GC root: {@code name} as the dump names it, {@code object} the object id. */

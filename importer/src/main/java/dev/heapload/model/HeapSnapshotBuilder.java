@@ -175,6 +175,17 @@ public final class HeapSnapshotBuilder {
         return r;
     }
 
+    /**
+     * Sets or replaces the name of a reference added earlier, for names known only after later records
+     * were read (e.g. a table value named by its key only once the key turned out to be a string).
+     *
+     * @param reference reference id from {@link #addReference}
+     * @param name      name from {@link #name}, {@link #nameFromObject} or {@link HeapSnapshot#NO_NAME}
+     */
+    public void setReferenceName(int reference, int name) {
+        referenceNames[reference] = name;
+    }
+
     /** Sets flag bits on a reference added earlier (e.g. weakness known only after the metatable was read). */
     public void addFlags(int reference, int flag) {
         flags[reference] |= (byte) flag;

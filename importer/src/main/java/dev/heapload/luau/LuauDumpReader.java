@@ -1,0 +1,877 @@
+package dev.heapload.luau;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.ZipException;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.async.ByteArrayFeeder;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+
+import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+
+import dev.heapload.model.DumpFormatException;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.HeapSnapshotBuilder;
+import dev.heapload.model.MemoryCategory;
+import dev.heapload.model.Progress;
+import dev.heapload.model.SnapshotInfo;
+
+/**
+ * Reads a Luau heap dump, the JSON written by {@code lua_memorydump} / {@code luaC_dump}
+ * (luau-lang/luau VM/src/lgcdebug.cpp; format: shared/docs/formats/luau-luaC_dump.md, "the spec"),
+ * into a {@link HeapSnapshot}.
+ *
+ * <h2>Input</h2>
+ * A plain {@code .json} file or a gzip file (recognised by its magic bytes {@code 1f 8b}, not by its
+ * name). The file is read once, as a stream, on a helper thread that also computes its SHA-256 and
+ * decompresses it; a repairing filter ({@code LuauJsonRepair}) fixes the invalid JSON the VM writes in
+ * known cases (spec §7: unescaped C function / category / stack names, unquoted class names,
+ * unterminated {@code staticmembers}, empty {@code "<addr>":,} vector records); Jackson's non-blocking
+ * byte parser tokenises the result. No tree of the document is built.
+ *
+ * <h2>Output</h2>
+ * <ul>
+ *   <li><b>Objects</b>: one per record of {@code objects} except the sentinel {@code "0"}, in file order.
+ *       Type = the record's {@code type} as written ({@code table}, {@code function}, {@code string},
+ *       {@code userdata}, {@code thread}, {@code proto}, {@code upvalue}, {@code buffer}, {@code class},
+ *       {@code object}; {@code vector} for an empty double-vector record); shallow size = {@code size}
+ *       in bytes (the writer's estimate, spec §4; 0 for vectors); category = {@code cat} (-1 for vectors:
+ *       not written). Address = the record's key, verbatim. Label: string → its {@code data}; function
+ *       and class → {@code name}; proto and thread → {@code source:line} when the record has a
+ *       source; otherwise none.</li>
+ *   <li><b>References</b>, in the dump's order, kind in brackets: table {@code pairs} → [key] and
+ *       [value], {@code array} → [array], {@code metatable} → [metatable]; function {@code env} → [env],
+ *       {@code proto} → [proto], {@code upvalues} → [upvalue]; userdata {@code metatable} → [metatable];
+ *       thread {@code env} → [env], {@code stack} → [stack]; proto {@code constants} → [constant],
+ *       {@code protos} → [child-proto]; upvalue {@code object} → [upvalue-object]; object {@code class}
+ *       → [class], {@code members} → [member]; class {@code super} → [super], {@code membernames} →
+ *       [member-name], {@code staticmembers} → [static-member], {@code instancemetatable} →
+ *       [instance-metatable], {@code memberstooffset} → [members-to-offset]. {@code null} elements
+ *       (non-GC values) make no reference.</li>
+ *   <li><b>Reference names</b>: a table value under a string key is named by that string's text; a
+ *       stack slot by its {@code stacknames} entry, verbatim ({@code frame:@main.luau:5:handleRequest},
+ *       a local's name; {@code null} = no name); the upvalues of a Lua closure by its proto's
+ *       {@code source} (as Luau's tools/heapgraph.py groups them, spec §9). Other references have no
+ *       name.</li>
+ *   <li><b>Weak references</b> ({@link HeapSnapshot#WEAK}), decided after the whole file is read (the
+ *       dump does not say which tables are weak, spec §4, §8):
+ *       <ul>
+ *         <li>a table is weak when its metatable has a string-keyed field {@code __mode} whose value is a
+ *             string: {@code k} in it makes the keys weak, {@code v} the values (per Luau VM/src/lgc.cpp
+ *             {@code traversetable}: the mode is {@code gfasttm(g, h->metatable, TM_MODE)} if
+ *             {@code ttisstring}, then {@code strchr(mode, 'k')} / {@code strchr(mode, 'v')});</li>
+ *         <li>weak keys: the [key] references are weak; weak values: the [value] <em>and</em> [array]
+ *             references are (lgc.cpp marks neither the hash values nor the array part of a weak-valued
+ *             table);</li>
+ *         <li>a reference whose target is a string is never weak (lgc.cpp {@code iscleared}: "strings
+ *             are values, so are never weak");</li>
+ *         <li>no ephemerons: Luau keeps Lua 5.1 semantics, the values of a weak-key table are strong
+ *             (spec §8), so {@link HeapSnapshot#EPHEMERON_VALUE} is never set.</li>
+ *       </ul></li>
+ *   <li><b>Roots</b>: the members of {@code roots} in file order ({@code mainthread}, {@code registry}).</li>
+ *   <li><b>Info</b>: vm {@code luau}; source = the path as given; SHA-256 of the file's bytes as stored
+ *       (compressed bytes for gzip); vmTotalBytes = {@code stats.size}; categories from
+ *       {@code stats.categories} (id, name or null, bytes), the sentinel {@code "none"} skipped. The VM
+ *       prints these byte counts as 32-bit {@code int}s, so counts above 2 GiB wrap negative (spec §6); a
+ *       negative count is corrected by adding 2^32, which is exact modulo 2^32 (a count above 4 GiB
+ *       cannot be recovered), with a warning. Warnings also list each kind of repaired invalid JSON
+ *       (count and byte offset of the first), ignored unknown fields and references to addresses that
+ *       have no record.</li>
+ * </ul>
+ * Record fields not kept in the model: userdata {@code tag}, upvalue {@code open}.
+ *
+ * <h2>Errors</h2>
+ * Every problem with the file's content is a {@link DumpFormatException} with a one-line message
+ * naming the file and, where there is one, the byte offset in the dump as written (uncompressed),
+ * e.g. {@code x.json: byte 0: empty file}, {@code x.json: byte 51234: unexpected end of input
+ * (truncated dump?)}, {@code x.json: not a Luau heap dump: no "objects" member}. A missing file is
+ * also a {@link DumpFormatException} ({@code x.json: no such file}), not a
+ * {@link NoSuchFileException}; so is a directory or an unreadable file. Other I/O errors (a failing
+ * disk) are thrown as the {@link IOException} the JDK reports.
+ *
+ * <p>Instances hold no state between calls and may be shared; each {@link #read} uses one extra
+ * thread while it runs.
+ */
+public final class LuauDumpReader {
+
+    /** VM name in {@link SnapshotInfo#vm()}. */
+    public static final String VM = "luau";
+
+    private static final JsonFactory JSON = JsonFactory.builder()
+        // addresses are field names: a symbol table would keep millions of them
+        .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+        .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+        // a string's data is written in full (a 1 GiB string is a 1 GiB line, spec §4)
+        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+        .build();
+
+    static final String[] TYPES = {
+        "table", "function", "string", "userdata", "thread", "proto", "upvalue", "buffer", "class", "object", "vector",
+    };
+
+    /** Reference kinds, in the order their ids are assigned. */
+    static final String[] KINDS = {
+        "key", "value", "array", "metatable", "env", "proto", "upvalue", "upvalue-object", "stack", "constant",
+        "child-proto", "class", "member", "super", "member-name", "static-member", "instance-metatable",
+        "members-to-offset",
+    };
+
+    /** Creates a reader. */
+    public LuauDumpReader() {
+    }
+
+    /**
+     * Reads one Luau heap dump.
+     *
+     * @param file       a {@code .json} dump, plain or gzip-compressed
+     * @param snapshotId the id the snapshot gets ({@link SnapshotInfo#id()})
+     * @param progress   receives one phase, {@code "read <file name>"}, in bytes of the file as stored
+     *                   (compressed bytes for gzip), total = the file's size
+     * @return the snapshot
+     * @throws DumpFormatException when the file is missing, empty, truncated, not JSON, not a Luau dump or
+     *                             broken beyond the known repairs (see the class doc)
+     * @throws IOException         when reading fails for another reason
+     */
+    public HeapSnapshot read(Path file, String snapshotId, Progress progress) throws DumpFormatException, IOException {
+        String name = file.toString();
+        if (Files.isDirectory(file)) {
+            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
+        }
+        InputStream in;
+        long size;
+        try {
+            in = Files.newInputStream(file);
+            size = Files.size(file);
+        } catch (NoSuchFileException e) {
+            throw new DumpFormatException(name, -1, "no such file");
+        } catch (AccessDeniedException e) {
+            throw new DumpFormatException(name, -1, "permission denied");
+        }
+        Path fileName = file.getFileName();
+        progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
+        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader")) {
+            return new Parse(name, chunks, progress, size).run(snapshotId);
+        } finally {
+            progress.end();
+        }
+    }
+
+    /** State of one read. */
+    private static final class Parse {
+
+        private final String file;
+        private final RepairedChunks chunks;
+        private final Progress progress;
+        private final long fileSize;
+        private final JsonParser p;
+        private final ByteArrayFeeder feeder;
+        private final CharSlice slice = new CharSlice();
+        private final HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        private final int[] kind = new int[KINDS.length];
+
+        /** Bit r set: reference r is a table value whose key is reference r-1 (same pair). */
+        private final BitSet pairedValue = new BitSet();
+        /** Lua closures with upvalues: (first upvalue reference, count, proto object) triples. */
+        private final IntArrayList closureUpvalues = new IntArrayList();
+        private final IntObjectHashMap<String> protoSource = new IntObjectHashMap<>();
+        private final IntArrayList pendingStack = new IntArrayList();
+
+        private final Map<Integer, MemoryCategory> categories = new TreeMap<>();
+        private long vmTotalBytes = -1;
+        private final List<String> wrapped = new ArrayList<>();
+        private final Set<String> unknownFields = new LinkedHashSet<>();
+        private final Set<String> unknownTypes = new LinkedHashSet<>();
+        private int stackNameMismatches;
+        private boolean sawObjects;
+        private boolean sawRoots;
+        private boolean sawStats;
+        private int negativeObjectSizes;
+
+        // current record
+        private String address;
+        private String type;
+
+        Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
+            this.file = file;
+            this.chunks = chunks;
+            this.progress = progress;
+            this.fileSize = fileSize;
+            this.p = JSON.createNonBlockingByteArrayParser();
+            this.feeder = (ByteArrayFeeder) p.getNonBlockingInputFeeder();
+            for (int i = 0; i < KINDS.length; i++) {
+                kind[i] = b.kind(KINDS[i]);
+            }
+        }
+
+        HeapSnapshot run(String snapshotId) throws IOException {
+            try {
+                document();
+            } catch (JsonEOFException e) {
+                throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
+            } catch (StreamReadException e) {
+                throw error(e.getLocation(), "invalid JSON: " + oneLine(e.getOriginalMessage()));
+            } catch (RepairedChunks.SourceFailure e) {
+                IOException cause = e.getCause();
+                if (cause instanceof EOFException) {
+                    throw new DumpFormatException(file, e.decodedOffset(), "unexpected end of gzip data (truncated file?)");
+                }
+                if (cause instanceof ZipException) {
+                    throw new DumpFormatException(file, e.decodedOffset(), "corrupt gzip data: " + oneLine(cause.getMessage()));
+                }
+                throw cause;
+            } catch (IllegalStateException e) {
+                // the builder's limits (an address defined twice, more than 256 types)
+                throw error(p.currentTokenLocation(), oneLine(e.getMessage()));
+            }
+            postPass();
+            List<String> warnings = new ArrayList<>(chunks.repair().warnings());
+            addWarnings(warnings);
+            SnapshotInfo info = new SnapshotInfo(snapshotId, VM, file, chunks.sha256(), vmTotalBytes, categories, warnings);
+            progress.step(fileSize);
+            return b.build(info);
+        }
+
+        // ------------------------------------------------------------------------------------------
+        // token plumbing
+
+        private JsonToken next() throws IOException {
+            JsonToken t;
+            while ((t = p.nextToken()) == JsonToken.NOT_AVAILABLE) {
+                if (chunks.next()) {
+                    feeder.feedInput(chunks.data(), 0, chunks.length());
+                    progress.step(chunks.fileBytes());
+                } else {
+                    feeder.endOfInput();
+                }
+            }
+            return t;
+        }
+
+        /** Skips the value whose first token is current. */
+        private void skip(JsonToken t) throws IOException {
+            if (t != JsonToken.START_OBJECT && t != JsonToken.START_ARRAY) {
+                return;
+            }
+            int depth = 1;
+            while (depth > 0) {
+                t = next();
+                if (t == null) {
+                    throw error(p.currentLocation(), "unexpected end of input (truncated dump?)");
+                }
+                if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                    depth++;
+                } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                    depth--;
+                }
+            }
+        }
+
+        private DumpFormatException error(JsonLocation at, String reason) throws IOException {
+            chunks.close(); // stop the producer so its offset map is stable
+            long offset = -1;
+            if (at != null && at.getByteOffset() >= 0 && chunks.repair() != null) {
+                offset = chunks.repair().originalOffset(at.getByteOffset());
+            }
+            return new DumpFormatException(file, offset, reason);
+        }
+
+        private DumpFormatException fail(String reason) throws IOException {
+            return error(p.currentTokenLocation(), reason);
+        }
+
+        private static String oneLine(String s) {
+            return s == null ? "" : s.replaceAll("\\s+", " ").trim();
+        }
+
+        private static String describe(JsonToken t) {
+            if (t == null) {
+                return "missing";
+            }
+            return switch (t) {
+                case START_OBJECT -> "an object";
+                case START_ARRAY -> "an array";
+                case VALUE_STRING -> "a string";
+                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+                case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+                case VALUE_NULL -> "null";
+                default -> t.toString();
+            };
+        }
+
+        // ------------------------------------------------------------------------------------------
+        // document
+
+        private void document() throws IOException {
+            JsonToken t = next();
+            if (t == null) {
+                LuauJsonRepair repair = chunks.repair();
+                boolean nothing = fileSize == 0 || (repair != null && repair.inputBytesRead() == 0);
+                throw new DumpFormatException(file, 0, nothing ? "empty file" : "no JSON value (only whitespace)");
+            }
+            if (t != JsonToken.START_OBJECT) {
+                throw fail("not a Luau heap dump: the top-level JSON value is " + describe(t)
+                    + ", expected an object with \"objects\", \"roots\" and \"stats\"");
+            }
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                switch (field) {
+                    case "objects" -> objects();
+                    case "roots" -> roots();
+                    case "stats" -> stats();
+                    default -> {
+                        unknownFields.add(field);
+                        skip(next());
+                    }
+                }
+            }
+            if (t != JsonToken.END_OBJECT) {
+                throw fail("invalid JSON: unexpected " + describe(t));
+            }
+            t = next();
+            if (t != null) {
+                throw fail("unexpected data after the end of the dump");
+            }
+            if (!sawObjects) {
+                throw new DumpFormatException(file, -1, "not a Luau heap dump: no \"objects\" member");
+            }
+        }
+
+        private void objects() throws IOException {
+            sawObjects = true;
+            JsonToken t = next();
+            if (t != JsonToken.START_OBJECT) {
+                throw fail("not a Luau heap dump: \"objects\" is " + describe(t) + ", not an object");
+            }
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String addr = p.currentName();
+                t = next();
+                if (addr.length() == 1 && addr.charAt(0) == '0') {
+                    skip(t); // sentinel record "to avoid issues with trailing ," (spec §2)
+                    continue;
+                }
+                if (t != JsonToken.START_OBJECT) {
+                    throw fail("not a Luau heap dump: the record of \"" + addr + "\" is " + describe(t) + ", not an object");
+                }
+                record(addr);
+            }
+        }
+
+        // ------------------------------------------------------------------------------------------
+        // one object record
+
+        private void record(String addr) throws IOException {
+            address = addr;
+            type = null;
+            int cat = -1;
+            long size = 0;
+            int id = -1;
+            String label = null;
+            String source = null;
+            long line = -1;
+            int proto = -1;
+            int firstUpvalue = -1;
+            int upvalues = 0;
+            pendingStack.clear();
+            boolean stackPending = false;
+            JsonToken t;
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken v = next();
+                if (id < 0) {
+                    switch (field) {
+                        case "type" -> {
+                            type = typeName(v);
+                            continue;
+                        }
+                        case "cat" -> {
+                            cat = (int) integer(v, field);
+                            continue;
+                        }
+                        case "size" -> {
+                            size = integer(v, field);
+                            if (size < 0) {
+                                negativeObjectSizes++;
+                                size = unwrap(size);
+                            }
+                            continue;
+                        }
+                        default -> id = define(size, cat);
+                    }
+                }
+                if (stackPending && !field.equals("stacknames")) {
+                    flushStack(0);
+                    stackPending = false;
+                }
+                switch (field) {
+                    case "data", "name" -> label = text(v, field);
+                    case "source" -> source = text(v, field);
+                    case "line" -> line = integer(v, field);
+                    case "tag" -> integer(v, field);
+                    case "open" -> {
+                        if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
+                            throw fail("\"open\" of " + addr + " is " + describe(v) + ", expected a boolean");
+                        }
+                    }
+                    case "pairs" -> pairs(v);
+                    case "array" -> addresses(v, field, kind[2]);
+                    case "metatable" -> reference(v, field, kind[3]);
+                    case "env" -> reference(v, field, kind[4]);
+                    case "proto" -> proto = reference(v, field, kind[5]);
+                    case "upvalues" -> {
+                        firstUpvalue = b.referenceCount();
+                        upvalues = addresses(v, field, kind[6]);
+                    }
+                    case "object" -> reference(v, field, kind[7]);
+                    case "stack" -> {
+                        stack(v);
+                        stackPending = true;
+                    }
+                    case "stacknames" -> {
+                        stackNames(v);
+                        stackPending = false;
+                    }
+                    case "constants" -> addresses(v, field, kind[9]);
+                    case "protos" -> addresses(v, field, kind[10]);
+                    case "class", "classobj" -> reference(v, field, kind[11]);
+                    case "members" -> addresses(v, field, kind[12]);
+                    case "super" -> reference(v, field, kind[13]);
+                    case "membernames" -> addresses(v, field, kind[14]);
+                    case "staticmembers" -> addresses(v, field, kind[15]);
+                    case "instancemetatable" -> reference(v, field, kind[16]);
+                    case "memberstooffset" -> reference(v, field, kind[17]);
+                    default -> {
+                        unknownFields.add(type + "." + field);
+                        skip(v);
+                    }
+                }
+            }
+            if (t != JsonToken.END_OBJECT) {
+                throw fail("invalid JSON: unexpected " + describe(t) + " in the record of " + addr);
+            }
+            if (id < 0) {
+                id = define(size, cat);
+            }
+            if (stackPending) {
+                flushStack(0);
+            }
+            boolean hasSource = source != null;
+            if (("proto".equals(type) || "thread".equals(type)) && hasSource) {
+                label = line >= 0 ? source + ":" + line : source;
+            } else if (!"string".equals(type) && !"function".equals(type) && !"class".equals(type)) {
+                label = null;
+            }
+            if (label != null) {
+                b.setLabel(id, label);
+            }
+            if ("proto".equals(type) && hasSource) {
+                protoSource.put(id, source);
+            }
+            if (proto >= 0 && upvalues > 0) {
+                closureUpvalues.add(firstUpvalue);
+                closureUpvalues.add(upvalues);
+                closureUpvalues.add(proto);
+            }
+        }
+
+        private int define(long size, int cat) throws IOException {
+            if (type == null) {
+                throw fail("not a Luau heap dump: the record of \"" + address + "\" has no \"type\"");
+            }
+            try {
+                return b.defineObject(address, type, size, cat, null);
+            } catch (IllegalStateException e) {
+                throw fail(oneLine(e.getMessage()));
+            }
+        }
+
+        private String typeName(JsonToken v) throws IOException {
+            if (v != JsonToken.VALUE_STRING) {
+                throw fail("\"type\" of " + address + " is " + describe(v) + ", expected a string");
+            }
+            slice.set(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            for (String known : TYPES) {
+                if (slice.contentEquals(known)) {
+                    return known;
+                }
+            }
+            String unknown = p.getText();
+            unknownTypes.add(unknown);
+            return unknown;
+        }
+
+        private long integer(JsonToken v, String field) throws IOException {
+            if (v != JsonToken.VALUE_NUMBER_INT) {
+                throw fail("\"" + field + "\" of " + address + " is " + describe(v) + ", expected an integer");
+            }
+            return p.getLongValue();
+        }
+
+        private String text(JsonToken v, String field) throws IOException {
+            if (v == JsonToken.VALUE_NULL) {
+                return null;
+            }
+            if (v != JsonToken.VALUE_STRING) {
+                throw fail("\"" + field + "\" of " + address + " is " + describe(v) + ", expected a string");
+            }
+            return p.getText();
+        }
+
+        /** The object id of the address that is the current token. */
+        private int target() throws IOException {
+            return b.objectId(slice.set(p.getTextCharacters(), p.getTextOffset(), p.getTextLength()));
+        }
+
+        /** One address or null; adds a reference; returns the target or -1. */
+        private int reference(JsonToken v, String field, int kindId) throws IOException {
+            if (v == JsonToken.VALUE_NULL) {
+                return -1;
+            }
+            if (v != JsonToken.VALUE_STRING) {
+                throw fail("\"" + field + "\" of " + address + " is " + describe(v) + ", expected an address");
+            }
+            int target = target();
+            b.addReference(target, kindId, HeapSnapshot.NO_NAME, 0);
+            return target;
+        }
+
+        /** An array of addresses (nulls skipped); adds references; returns how many. */
+        private int addresses(JsonToken v, String field, int kindId) throws IOException {
+            if (v != JsonToken.START_ARRAY) {
+                throw fail("\"" + field + "\" of " + address + " is " + describe(v) + ", expected an array");
+            }
+            int n = 0;
+            JsonToken t;
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                if (t == JsonToken.VALUE_STRING) {
+                    b.addReference(target(), kindId, HeapSnapshot.NO_NAME, 0);
+                    n++;
+                } else if (t != JsonToken.VALUE_NULL) {
+                    throw fail("an element of \"" + field + "\" of " + address + " is " + describe(t) + ", expected an address");
+                }
+            }
+            return n;
+        }
+
+        /** {@code pairs}: flat [k0, v0, k1, v1, …], null = not a GC object (spec §4). */
+        private void pairs(JsonToken v) throws IOException {
+            if (v != JsonToken.START_ARRAY) {
+                throw fail("\"pairs\" of " + address + " is " + describe(v) + ", expected an array");
+            }
+            JsonToken t;
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                int key = pairElement(t);
+                t = next();
+                if (t == JsonToken.END_ARRAY) {
+                    throw fail("\"pairs\" of " + address + " has an odd number of elements");
+                }
+                int value = pairElement(t);
+                if (key >= 0) {
+                    b.addReference(key, kind[0], HeapSnapshot.NO_NAME, 0);
+                }
+                if (value >= 0) {
+                    int r = b.addReference(value, kind[1], HeapSnapshot.NO_NAME, 0);
+                    if (key >= 0) {
+                        pairedValue.set(r);
+                    }
+                }
+            }
+        }
+
+        private int pairElement(JsonToken t) throws IOException {
+            if (t == JsonToken.VALUE_STRING) {
+                return target();
+            }
+            if (t == JsonToken.VALUE_NULL) {
+                return -1;
+            }
+            throw fail("an element of \"pairs\" of " + address + " is " + describe(t) + ", expected an address or null");
+        }
+
+        private void stack(JsonToken v) throws IOException {
+            if (v != JsonToken.START_ARRAY) {
+                throw fail("\"stack\" of " + address + " is " + describe(v) + ", expected an array");
+            }
+            pendingStack.clear();
+            JsonToken t;
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                if (t != JsonToken.VALUE_STRING) {
+                    throw fail("an element of \"stack\" of " + address + " is " + describe(t) + ", expected an address");
+                }
+                pendingStack.add(target());
+            }
+        }
+
+        /** {@code stacknames}: one entry per {@code stack} element, same order (spec §4). */
+        private void stackNames(JsonToken v) throws IOException {
+            if (v != JsonToken.START_ARRAY) {
+                throw fail("\"stacknames\" of " + address + " is " + describe(v) + ", expected an array");
+            }
+            int i = 0;
+            JsonToken t;
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                String name;
+                if (t == JsonToken.VALUE_STRING) {
+                    name = p.getText();
+                } else if (t == JsonToken.VALUE_NULL) {
+                    name = null;
+                } else {
+                    throw fail("an element of \"stacknames\" of " + address + " is " + describe(t) + ", expected a string or null");
+                }
+                if (i < pendingStack.size()) {
+                    b.addReference(pendingStack.get(i), kind[8], b.name(name), 0);
+                }
+                i++;
+            }
+            if (i != pendingStack.size()) {
+                stackNameMismatches++;
+            }
+            flushStack(Math.min(i, pendingStack.size()));
+        }
+
+        private void flushStack(int from) {
+            for (int i = from; i < pendingStack.size(); i++) {
+                b.addReference(pendingStack.get(i), kind[8], HeapSnapshot.NO_NAME, 0);
+            }
+            pendingStack.clear();
+        }
+
+        // ------------------------------------------------------------------------------------------
+        // roots and stats
+
+        private void roots() throws IOException {
+            sawRoots = true;
+            JsonToken t = next();
+            if (t != JsonToken.START_OBJECT) {
+                throw fail("not a Luau heap dump: \"roots\" is " + describe(t) + ", not an object");
+            }
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                t = next();
+                if (t == JsonToken.VALUE_STRING) {
+                    b.addRoot(name, target());
+                } else if (t != JsonToken.VALUE_NULL) {
+                    throw fail("root \"" + name + "\" is " + describe(t) + ", expected an address");
+                }
+            }
+        }
+
+        private void stats() throws IOException {
+            sawStats = true;
+            JsonToken t = next();
+            if (t != JsonToken.START_OBJECT) {
+                throw fail("not a Luau heap dump: \"stats\" is " + describe(t) + ", not an object");
+            }
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken v = next();
+                switch (field) {
+                    case "size" -> vmTotalBytes = statsBytes(v, "stats.size", "stats.size");
+                    case "categories" -> categories(v);
+                    default -> {
+                        unknownFields.add("stats." + field);
+                        skip(v);
+                    }
+                }
+            }
+        }
+
+        private void categories(JsonToken v) throws IOException {
+            if (v != JsonToken.START_OBJECT) {
+                throw fail("\"stats.categories\" is " + describe(v) + ", expected an object");
+            }
+            JsonToken t;
+            while ((t = next()) == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                t = next();
+                if (key.equals("none")) {
+                    skip(t); // sentinel (spec §2)
+                    continue;
+                }
+                int id;
+                try {
+                    id = Integer.parseInt(key);
+                } catch (NumberFormatException e) {
+                    throw fail("memory category key \"" + key + "\" is not a number");
+                }
+                if (t != JsonToken.START_OBJECT) {
+                    throw fail("memory category " + key + " is " + describe(t) + ", expected an object");
+                }
+                String name = null;
+                long bytes = Long.MIN_VALUE;
+                while ((t = next()) == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    JsonToken fv = next();
+                    switch (field) {
+                        case "name" -> {
+                            if (fv == JsonToken.VALUE_STRING) {
+                                name = p.getText();
+                            } else if (fv != JsonToken.VALUE_NULL) {
+                                throw fail("the name of memory category " + key + " is " + describe(fv) + ", expected a string");
+                            }
+                        }
+                        case "size" -> bytes = statsBytes(fv, "category " + key, "the size of memory category " + key);
+                        default -> {
+                            unknownFields.add("stats.categories." + field);
+                            skip(fv);
+                        }
+                    }
+                }
+                if (bytes == Long.MIN_VALUE) {
+                    throw fail("memory category " + key + " has no \"size\"");
+                }
+                categories.put(id, new MemoryCategory(id, name, bytes));
+            }
+        }
+
+        private long statsBytes(JsonToken v, String what, String description) throws IOException {
+            if (v != JsonToken.VALUE_NUMBER_INT) {
+                throw fail(description + " is " + describe(v) + ", expected an integer");
+            }
+            long n = p.getLongValue();
+            if (n < 0) {
+                long fixed = unwrap(n);
+                wrapped.add(what + " " + n + " -> " + fixed);
+                return fixed;
+            }
+            return n;
+        }
+
+        /** A 32-bit int printed with %d that wrapped negative: the true value modulo 2^32 (spec §6). */
+        private static long unwrap(long n) {
+            return n >= Integer.MIN_VALUE ? n + (1L << 32) : n;
+        }
+
+        // ------------------------------------------------------------------------------------------
+        // after the whole file: names that need later records, weakness
+
+        private void postPass() {
+            int refs = b.referenceCount();
+            int objects = b.objectCount();
+            int keyKind = kind[0];
+            int valueKind = kind[1];
+            int arrayKind = kind[2];
+            int metatableKind = kind[3];
+
+            // table values under string keys are named by the key's text; find __mode fields
+            byte[] metatableMode = null;
+            for (int r = pairedValue.nextSetBit(0); r >= 0; r = pairedValue.nextSetBit(r + 1)) {
+                int key = b.referenceTarget(r - 1);
+                if (!isString(key)) {
+                    continue;
+                }
+                b.setReferenceName(r, HeapSnapshotBuilder.nameFromObject(key));
+                if ("__mode".equals(b.label(key))) {
+                    int value = b.referenceTarget(r);
+                    int mode = isString(value) ? mode(b.label(value)) : 0;
+                    if (mode != 0) {
+                        if (metatableMode == null) {
+                            metatableMode = new byte[objects];
+                        }
+                        metatableMode[b.referenceSource(r)] = (byte) mode;
+                    }
+                }
+            }
+            if (metatableMode != null) {
+                byte[] tableMode = new byte[objects];
+                boolean any = false;
+                for (int r = 0; r < refs; r++) {
+                    if (b.referenceKind(r) == metatableKind) {
+                        int mode = metatableMode[b.referenceTarget(r)];
+                        int source = b.referenceSource(r);
+                        if (mode != 0 && "table".equals(b.type(source))) {
+                            tableMode[source] = (byte) mode;
+                            any = true;
+                        }
+                    }
+                }
+                for (int r = 0; any && r < refs; r++) {
+                    int mode = tableMode[b.referenceSource(r)];
+                    if (mode == 0) {
+                        continue;
+                    }
+                    int k = b.referenceKind(r);
+                    boolean weak = (k == keyKind && (mode & 1) != 0)
+                        || ((k == valueKind || k == arrayKind) && (mode & 2) != 0);
+                    if (weak && !isString(b.referenceTarget(r))) {
+                        b.addFlags(r, HeapSnapshot.WEAK);
+                    }
+                }
+            }
+
+            // upvalues of Lua closures are named by their proto's source (heapgraph.py, spec §9)
+            for (int i = 0; i < closureUpvalues.size(); i += 3) {
+                String source = protoSource.get(closureUpvalues.get(i + 2));
+                if (source == null) {
+                    continue;
+                }
+                int name = b.name(source);
+                int first = closureUpvalues.get(i);
+                int end = first + closureUpvalues.get(i + 1);
+                for (int r = first; r < end; r++) {
+                    b.setReferenceName(r, name);
+                }
+            }
+        }
+
+        private boolean isString(int object) {
+            return b.isDefined(object) && "string".equals(b.type(object));
+        }
+
+        /** Bit 1: weak keys ({@code k}), bit 2: weak values ({@code v}). */
+        private static int mode(String text) {
+            if (text == null) {
+                return 0;
+            }
+            return (text.indexOf('k') >= 0 ? 1 : 0) | (text.indexOf('v') >= 0 ? 2 : 0);
+        }
+
+        private void addWarnings(List<String> warnings) {
+            if (!wrapped.isEmpty()) {
+                warnings.add("stats: " + wrapped.size() + " byte count(s) printed negative by the VM (32-bit int"
+                    + " overflow above 2 GiB, spec §6), corrected by adding 2^32 (exact modulo 2^32): "
+                    + String.join(", ", wrapped));
+            }
+            if (negativeObjectSizes > 0) {
+                warnings.add(negativeObjectSizes + " object size(s) printed negative, corrected by adding 2^32");
+            }
+            if (!sawRoots) {
+                warnings.add("the dump has no \"roots\" member: no GC roots");
+            }
+            if (!sawStats) {
+                warnings.add("the dump has no \"stats\" member: VM total and memory categories unknown");
+            }
+            if (stackNameMismatches > 0) {
+                warnings.add(stackNameMismatches + " thread record(s) whose \"stacknames\" length differs from"
+                    + " \"stack\"; names given in order, extra entries ignored");
+            }
+            if (!unknownTypes.isEmpty()) {
+                warnings.add("record type(s) unknown to this reader (their unknown fields are ignored): "
+                    + String.join(", ", unknownTypes));
+            }
+            if (!unknownFields.isEmpty()) {
+                List<String> shown = new ArrayList<>(unknownFields).subList(0, Math.min(10, unknownFields.size()));
+                warnings.add("ignored unknown field(s): " + String.join(", ", shown)
+                    + (unknownFields.size() > shown.size() ? " and " + (unknownFields.size() - shown.size()) + " more" : ""));
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.heapload.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The committed state of a store: which graph directory is current and which snapshots it holds.
+ * Replacing this file (write to a temporary file, force, atomic rename) is the single commit point of
+ * every load, replace and delete.
+ */
+final class Catalog {
+
+    static final String FILE = "catalog.properties";
+    private static final String FORMAT = "heapload-store-1";
+
+    /** A snapshot in the store: its summary, its file name under {@code snapshots/}, its category count. */
+    record Entry(SnapshotSummary summary, String file, int categoryCount) {
+        String id() {
+            return summary.id();
+        }
+    }
+
+    final long generation;
+    final List<Entry> entries;
+
+    Catalog(long generation, List<Entry> entries) {
+        this.generation = generation;
+        this.entries = List.copyOf(entries);
+    }
+
+    static Catalog empty() {
+        return new Catalog(0, List.of());
+    }
+
+    /** Name of the current graph directory, or {@code null} when no graph was ever built. */
+    String graphDirectory() {
+        return generation == 0 ? null : graphDirectory(generation);
+    }
+
+    static String graphDirectory(long generation) {
+        return "graph-" + generation;
+    }
+
+    Entry find(String id) {
+        for (Entry e : entries) {
+            if (e.id().equals(id)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** A copy of the next generation with {@code entry} added, or put in place of the entry with its id. */
+    Catalog with(Entry entry) {
+        List<Entry> list = new ArrayList<>(entries);
+        boolean replaced = false;
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).id().equals(entry.id())) {
+                list.set(i, entry);
+                replaced = true;
+            }
+        }
+        if (!replaced) {
+            list.add(entry);
+        }
+        return new Catalog(generation + 1, list);
+    }
+
+    /** A copy of the next generation without the entry {@code id}. */
+    Catalog without(String id) {
+        List<Entry> list = new ArrayList<>(entries);
+        list.removeIf(e -> e.id().equals(id));
+        return new Catalog(generation + 1, list);
+    }
+
+    /**
+     * A file name for snapshot {@code id}: letters, digits, {@code -}, {@code _} and non-leading dots kept,
+     * every other UTF-8 byte written as {@code %XX}; so distinct ids give distinct names.
+     */
+    static String fileNameFor(String id) {
+        StringBuilder b = new StringBuilder();
+        byte[] bytes = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (int i = 0; i < bytes.length; i++) {
+            int c = bytes[i] & 0xff;
+            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '-' || c == '_' || (c == '.' && i > 0);
+            if (plain) {
+                b.append((char) c);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                    .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return b.append(".hsnap").toString();
+    }
+
+    static Catalog read(Path dir) throws IOException {
+        Path file = dir.resolve(FILE);
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        } catch (NoSuchFileException e) {
+            return empty();
+        }
+        if (!FORMAT.equals(p.getProperty("format"))) {
+            throw new IOException(file + ": not a heapload store catalog of format " + FORMAT
+                + " (found " + p.getProperty("format") + ")");
+        }
+        try {
+            long generation = Long.parseLong(p.getProperty("generation"));
+            int count = Integer.parseInt(p.getProperty("snapshot.count"));
+            List<Entry> entries = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String k = "snapshot." + i + ".";
+                SnapshotSummary s = new SnapshotSummary(
+                    required(p, k + "id"), required(p, k + "vm"), p.getProperty(k + "source"),
+                    p.getProperty(k + "sha256"), Instant.parse(required(p, k + "loadedAt")),
+                    Long.parseLong(required(p, k + "objectCount")), Long.parseLong(required(p, k + "referenceCount")),
+                    Long.parseLong(required(p, k + "totalBytes")), Long.parseLong(required(p, k + "objectBytes")),
+                    Boolean.parseBoolean(required(p, k + "analysed")));
+                entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount"))));
+            }
+            return new Catalog(generation, entries);
+        } catch (NumberFormatException | DateTimeParseException | NullPointerException e) {
+            throw new IOException(file + ": corrupt store catalog (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static String required(Properties p, String key) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            throw new NullPointerException("missing " + key);
+        }
+        return v;
+    }
+
+    /** Atomically replaces {@code dir/catalog.properties} with this catalog (the commit point). */
+    void write(Path dir) throws IOException {
+        Properties p = new Properties();
+        p.setProperty("format", FORMAT);
+        p.setProperty("generation", Long.toString(generation));
+        p.setProperty("snapshot.count", Integer.toString(entries.size()));
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            SnapshotSummary s = e.summary();
+            String k = "snapshot." + i + ".";
+            p.setProperty(k + "id", s.id());
+            p.setProperty(k + "vm", s.vm());
+            if (s.source() != null) {
+                p.setProperty(k + "source", s.source());
+            }
+            if (s.sha256() != null) {
+                p.setProperty(k + "sha256", s.sha256());
+            }
+            p.setProperty(k + "loadedAt", s.loadedAt().toString());
+            p.setProperty(k + "objectCount", Long.toString(s.objectCount()));
+            p.setProperty(k + "referenceCount", Long.toString(s.referenceCount()));
+            p.setProperty(k + "totalBytes", Long.toString(s.totalBytes()));
+            p.setProperty(k + "objectBytes", Long.toString(s.objectBytes()));
+            p.setProperty(k + "analysed", Boolean.toString(s.analysed()));
+            p.setProperty(k + "file", e.file());
+            p.setProperty(k + "categoryCount", Integer.toString(e.categoryCount()));
+        }
+        Path tmp = dir.resolve(FILE + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+            OutputStream out = Channels.newOutputStream(ch);
+            p.store(out, "heapload store catalog: do not edit");
+            out.flush();
+            ch.force(true);
+        }
+        try {
+            Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING);
+        }
+        forceDirectory(dir);
+    }
+
+    /** Best-effort fsync of a directory (makes renames in it durable on Linux). */
+    static void forceDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // not supported on this platform: renames are still atomic, only durability is weaker
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.heapload.store;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.neo4j.batchimport.api.BatchImporter;
+import org.neo4j.batchimport.api.Configuration;
+import org.neo4j.batchimport.api.IndexConfig;
+import org.neo4j.batchimport.api.Monitor;
+import org.neo4j.batchimport.api.input.Collector;
+import org.neo4j.configuration.Config;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Label;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.graphdb.config.Setting;
+import org.neo4j.graphdb.schema.IndexDefinition;
+import org.neo4j.graphdb.schema.Schema;
+import org.neo4j.internal.batchimport.DefaultAdditionalIds;
+import org.neo4j.io.ByteUnit;
+import org.neo4j.io.fs.DefaultFileSystemAbstraction;
+import org.neo4j.io.layout.DatabaseLayout;
+import org.neo4j.io.pagecache.context.CursorContextFactory;
+import org.neo4j.io.pagecache.context.FixedVersionContextSupplier;
+import org.neo4j.io.pagecache.tracing.PageCacheTracer;
+import org.neo4j.kernel.impl.index.schema.IndexImporterFactoryImpl;
+import org.neo4j.kernel.impl.scheduler.JobSchedulerFactory;
+import org.neo4j.kernel.impl.transaction.log.EmptyLogTailMetadata;
+import org.neo4j.kernel.impl.transaction.log.files.TransactionLogInitializer;
+import org.neo4j.logging.InternalLogProvider;
+import org.neo4j.logging.LogProvider;
+import org.neo4j.logging.internal.SimpleLogService;
+import org.neo4j.memory.EmptyMemoryTracker;
+import org.neo4j.scheduler.JobScheduler;
+import org.neo4j.storageengine.api.StorageEngineFactory;
+
+import dev.heapload.model.Progress;
+
+/**
+ * Neo4j specifics of a store: the offline import of a {@link GraphInput} into a fresh Neo4j home, the
+ * embedded DBMS configuration, and the schema (constraint, index) created after the import.
+ *
+ * <p>Importer route: the in-memory {@link GraphInput} through Neo4j 5.26's internal 16-argument SPI
+ * {@code StorageEngineFactory.selectStorageEngine(config).batchImporter(...)} (measured in
+ * shared/docs/neo4j-measurements.md §2: 6.5 s for 1M nodes / 3M relationships). Internal API: it changes between
+ * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file; the one
+ * exception is its warning when native memory runs out and its caches fall back to the page cache, which that
+ * SPI prints to {@code System.err}.
+ *
+ * <p>Off-heap memory: {@code Configuration.maxOffHeapMemory} is the importer's budget for its caches (it sizes
+ * the relationship-linking rounds from it); its page cache and the caches it must have come on top.
+ *
+ * <p>Indexes: the 5.26 record-format importer refuses schema commands ("Record format batch import does not
+ * support schema changes", {@code ParallelBatchImporter.doImport}); it only builds the label and
+ * relationship-type lookup indexes. The constraint and the property index are created afterwards on the
+ * embedded DBMS and awaited.
+ */
+final class GraphBuilder {
+
+    /** Default bound of the importer's off-heap memory (caches); override with {@code -Dheapload.import.maxOffHeap=BYTES}. */
+    static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
+
+    private GraphBuilder() {
+    }
+
+    /** Settings common to the importer and the embedded DBMS: logs in {@code logsDir}, small transaction logs. */
+    static Map<Setting<?>, Object> commonSettings(Path logsDir) {
+        Map<Setting<?>, Object> settings = new HashMap<>();
+        settings.put(GraphDatabaseSettings.logs_directory, logsDir.toAbsolutePath());
+        settings.put(GraphDatabaseSettings.preallocate_logical_logs, false);
+        settings.put(GraphDatabaseSettings.logical_log_rotation_threshold, ByteUnit.mebiBytes(16));
+        settings.put(GraphDatabaseSettings.keep_logical_logs, "false");
+        return settings;
+    }
+
+    /**
+     * Imports {@code input} into a new Neo4j home {@code home} (which must not hold a database).
+     *
+     * @param log         receives the importer's own progress and summary lines
+     * @param logProvider receives the importer's log lines
+     * @param progress    phase {@code "import"}, unit {@code "%"}, 0..100 as the importer reports it
+     * @throws IOException on import errors (including bad input) or file-system errors
+     */
+    static void importGraph(Path home, Path logsDir, GraphInput input, PrintStream log, InternalLogProvider logProvider,
+                            long maxOffHeap, Progress progress) throws IOException {
+        Config config = Config.newBuilder().set(commonSettings(logsDir))
+            .set(GraphDatabaseSettings.neo4j_home, home.toAbsolutePath()).build();
+        DatabaseLayout layout = DatabaseLayout.of(config);
+        Configuration importConfig = new Configuration() {
+            @Override
+            public long maxOffHeapMemory() {
+                return maxOffHeap;
+            }
+
+            @Override
+            public IndexConfig indexConfig() {
+                return IndexConfig.create().withLabelIndex().withRelationshipTypeIndex();
+            }
+        };
+        Monitor monitor = new Monitor() {
+            @Override
+            public void percentageCompleted(int percentage) {
+                progress.step(percentage);
+            }
+        };
+        progress.start("import", 100, "%");
+        try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction();
+             JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler()) {
+            BatchImporter importer = StorageEngineFactory.selectStorageEngine(config).batchImporter(layout, fs,
+                PageCacheTracer.NULL, importConfig, new SimpleLogService(logProvider, logProvider), log, false,
+                DefaultAdditionalIds.EMPTY, config, monitor, scheduler, Collector.STRICT,
+                TransactionLogInitializer.getLogFilesInitializer(), new IndexImporterFactoryImpl(),
+                EmptyMemoryTracker.INSTANCE,
+                new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER));
+            importer.doImport(input);
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            // the importer wraps failures of its worker threads (including IOExceptions of the input)
+            throw new IOException("Neo4j import failed: " + rootCause(e), e);
+        } finally {
+            log.flush();
+        }
+        progress.step(100);
+        progress.end();
+    }
+
+    /** The innermost cause's class and message, e.g. {@code IOException: snapshots/a.hsnap: truncated}. */
+    static String rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    /** Starts an embedded DBMS on {@code home} with logs in {@code logsDir} and the given page cache size in bytes. */
+    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache) {
+        return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
+            .setConfig(commonSettings(logsDir))
+            .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
+            .setUserLogProvider(userLog)
+            .build();
+    }
+
+    /**
+     * Creates the uniqueness constraint on {@code :Snapshot(id)} and the range index on
+     * {@code :Object(snapshot, address)} and waits until every index is online.
+     *
+     * @param progress phase {@code "index"}, unit {@code "%"}: population of the slowest index
+     * @throws IOException when an index population fails or the thread is interrupted
+     */
+    static void createSchema(GraphDatabaseService db, Progress progress) throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            Schema schema = tx.schema();
+            schema.constraintFor(Label.label(GraphSchema.SNAPSHOT)).assertPropertyIsUnique("id")
+                .withName(GraphSchema.SNAPSHOT_ID_CONSTRAINT).create();
+            schema.indexFor(Label.label(GraphSchema.OBJECT)).on("snapshot").on("address")
+                .withName(GraphSchema.OBJECT_ADDRESS_INDEX).create();
+            tx.commit();
+        }
+        progress.start("index", 100, "%");
+        while (true) {
+            float slowest = 100f;
+            boolean online = true;
+            try (Transaction tx = db.beginTx()) {
+                Schema schema = tx.schema();
+                List<IndexDefinition> indexes = new ArrayList<>();
+                schema.getIndexes().forEach(indexes::add);
+                for (IndexDefinition index : indexes) {
+                    switch (schema.getIndexState(index)) {
+                        case ONLINE -> {
+                        }
+                        case FAILED -> throw new IOException("index " + index.getName() + " failed: "
+                            + schema.getIndexFailure(index));
+                        default -> {
+                            online = false;
+                            slowest = Math.min(slowest, schema.getIndexPopulationProgress(index).getCompletedPercentage());
+                        }
+                    }
+                }
+            }
+            if (online) {
+                break;
+            }
+            progress.step((long) slowest);
+            try {
+                TimeUnit.MILLISECONDS.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for indexes", e);
+            }
+        }
+        progress.step(100);
+        progress.end();
+    }
+}

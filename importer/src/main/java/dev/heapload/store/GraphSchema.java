@@ -1,0 +1,97 @@
+package dev.heapload.store;
+
+import java.util.Locale;
+
+/**
+ * Names of the graph schema {@link GraphStore} writes: the project's public contract for queries.
+ *
+ * <pre>
+ * (:Snapshot {id, vm, source, sha256, loadedAt, objectCount, referenceCount, totalBytes, objectBytes})
+ * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
+ *                        reachable, distance, retainedSize, rootName})
+ * (:Object)-[:REF {kind, name, ephemeron}]-&gt;(:Object)        strong references
+ * (:Object)-[:WEAK_REF {kind, name, ephemeron}]-&gt;(:Object)   references flagged WEAK
+ * (:Snapshot)-[:ROOT {name}]-&gt;(:Object)                       GC roots
+ * (:Snapshot)-[:HAS_CATEGORY]-&gt;(:Category {snapshot, id, name, bytes})
+ * (:Object)-[:RETAINED_BY {kind, name}]-&gt;(:Object)           last hop of the retention path
+ * (:Object)-[:DOMINATED_BY]-&gt;(:Object)                       immediate dominator
+ * </pre>
+ *
+ * <ul>
+ *   <li>Types: {@code address}, {@code type}, {@code label}, {@code snapshot}, {@code name}, {@code kind},
+ *       {@code rootName}, {@code vm}, {@code source}, {@code sha256}, {@code id} (of a Snapshot) are strings;
+ *       {@code size}, {@code retainedSize}, {@code bytes}, {@code totalBytes}, {@code objectBytes},
+ *       {@code objectCount}, {@code referenceCount} are integers in bytes or counts; {@code category},
+ *       {@code distance}, {@code id} (of a Category) are integers (all numbers are stored as 64-bit, so the
+ *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron} booleans;
+ *       {@code loadedAt} a DATETIME in UTC.</li>
+ *   <li>{@code address} is the address text exactly as the dump spells it, e.g. {@code 0x5574b889d5e0}.</li>
+ *   <li>Absent rather than null: {@code label} and {@code name} when the dump has none, {@code category} when
+ *       the VM has no memory categories, {@code ephemeron} unless true, {@code source}/{@code sha256} when
+ *       unknown.</li>
+ *   <li>Only when the snapshot was analysed: {@code reachable}, {@code distance} (-1 when unreachable),
+ *       {@code retainedSize} on every Object; {@code RETAINED_BY} from each object whose retention path ends
+ *       in a reference (to that reference's source object); {@code rootName} on objects that are roots
+ *       themselves (the root's name) instead; {@code DOMINATED_BY} unless the super-root dominates the object
+ *       or it is unreachable.</li>
+ *   <li>{@code totalBytes} is the VM's own total when the dump reports one ({@code SnapshotInfo.vmTotalBytes}),
+ *       else the sum of shallow sizes; {@code objectBytes} is always the sum of shallow sizes.</li>
+ *   <li>Schema: uniqueness constraint {@value #SNAPSHOT_ID_CONSTRAINT} on {@code :Snapshot(id)}, range index
+ *       {@value #OBJECT_ADDRESS_INDEX} on {@code :Object(snapshot, address)}, plus the label and
+ *       relationship-type lookup indexes.</li>
+ * </ul>
+ */
+public final class GraphSchema {
+
+    public static final String SNAPSHOT = "Snapshot";
+    public static final String OBJECT = "Object";
+    public static final String CATEGORY = "Category";
+
+    public static final String REF = "REF";
+    public static final String WEAK_REF = "WEAK_REF";
+    public static final String ROOT = "ROOT";
+    public static final String HAS_CATEGORY = "HAS_CATEGORY";
+    public static final String RETAINED_BY = "RETAINED_BY";
+    public static final String DOMINATED_BY = "DOMINATED_BY";
+
+    /** Name of the uniqueness constraint on {@code :Snapshot(id)}. */
+    public static final String SNAPSHOT_ID_CONSTRAINT = "snapshot_id";
+    /** Name of the composite range index on {@code :Object(snapshot, address)}. */
+    public static final String OBJECT_ADDRESS_INDEX = "object_snapshot_address";
+
+    private GraphSchema() {
+    }
+
+    /**
+     * The extra label of an object of VM type {@code type}: the type name with every character that is not a
+     * letter, digit or underscore removed and the first letter upper-cased ({@code table} → {@code Table},
+     * {@code user data} → {@code Userdata}). A result that starts with a digit gets the prefix
+     * {@code T}; one that would collide with {@code Snapshot} or {@code Category} gets the suffix {@code Type};
+     * an empty result means no extra label ({@code null}).
+     */
+    public static String typeLabel(String type) {
+        if (type == null) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder(type.length());
+        for (int i = 0; i < type.length(); i++) {
+            char c = type.charAt(i);
+            if (Character.isLetterOrDigit(c) || c == '_') {
+                b.append(c);
+            }
+        }
+        if (b.length() == 0) {
+            return null;
+        }
+        b.setCharAt(0, Character.toUpperCase(b.charAt(0)));
+        String label = b.toString();
+        if (Character.isDigit(label.charAt(0))) {
+            label = "T" + label;
+        }
+        String lower = label.toLowerCase(Locale.ROOT);
+        if (lower.equals("snapshot") || lower.equals("category")) {
+            label = label + "Type";
+        }
+        return label;
+    }
+}

@@ -1,0 +1,498 @@
+package dev.heapload.store;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.logging.log4j.Log4jLogProvider;
+
+import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.HeapSnapshotFile;
+import dev.heapload.model.Progress;
+
+/**
+ * A directory holding any number of heap snapshots and one embedded Neo4j graph of all of them, for
+ * loading now and querying later (schema: {@link GraphSchema}).
+ *
+ * <h2>Directory layout</h2>
+ * <pre>
+ *   DIR/catalog.properties        committed state: current graph generation, snapshot list (the commit point)
+ *   DIR/snapshots/&lt;id&gt;.hsnap      each snapshot's model and analysis ({@link HeapSnapshotFile}); ids that
+ *                                 are not plain file names are %-encoded
+ *   DIR/graph-&lt;generation&gt;/       Neo4j home of the current graph (data/databases/neo4j, data/transactions)
+ *   DIR/graph.building-&lt;g&gt;/       a graph being built (deleted on failure, on Ctrl-C, and on open)
+ *   DIR/neo4j.log                 Neo4j's user log and the importer's report; DIR/logs/debug.log: its debug log
+ *   DIR/store.lock                held while a GraphStore is open (one process at a time)
+ * </pre>
+ *
+ * <h2>All-or-nothing updates</h2>
+ * Every {@link #load}, replace and {@link #delete} builds a fresh graph of all snapshots with Neo4j's offline
+ * parallel importer in {@code graph.building-<g>}, creates the indexes, renames it {@code graph-<g>}, and only
+ * then atomically replaces {@code catalog.properties}; a new snapshot's file is written as
+ * {@code <id>.hsnap.pending-<g>} and moved to {@code <id>.hsnap} after that commit (or on the next open, if the
+ * process died in between). Before the commit an exception, an interrupt or Ctrl-C (a shutdown hook)
+ * removes everything the attempt wrote, so the store stays exactly as it was. Cost: a load rebuilds the whole
+ * graph, so its time grows with the other snapshots in the store (each is read back from its file).
+ *
+ * <h2>Cost (measured, see the module's StoreBenchmark and shared/docs/neo4j-measurements.md §1–2)</h2>
+ * Opening the store is cheap (no Neo4j); {@link #database()} starts the embedded DBMS (about 4 s on 2 cores).
+ * A load needs the heap for its snapshot model plus about one other snapshot model at a time, and the
+ * importer's off-heap caches (bounded by {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB).
+ *
+ * <p>Not thread-safe: use from one thread.
+ */
+public final class GraphStore implements AutoCloseable {
+
+    /** The default store directory, relative to the working directory. */
+    public static final Path DEFAULT_DIRECTORY = Path.of("heapload-db");
+
+    static final String SNAPSHOTS = "snapshots";
+    static final String LOCK = "store.lock";
+    static final String LOG = "neo4j.log";
+    static final String LOGS = "logs";
+    static final String BUILDING = "graph.building-";
+    static final String PENDING = ".pending-";
+    private static final String DATABASE = GraphDatabaseSettings.DEFAULT_DATABASE_NAME;
+
+    /** Test hook: called at named steps of a rebuild ("written", "source &lt;id&gt;", "imported", "indexed", "renamed"). */
+    interface BuildHook {
+        void reached(String step) throws IOException;
+    }
+
+    /** Package-private for tests: throwing from it makes the rebuild fail at that step. */
+    BuildHook buildHook = step -> {
+    };
+
+    private final Path dir;
+    private final Path snapshotsDir;
+    private final Path logsDir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final PrintStream log;
+    private final Log4jLogProvider logProvider;
+    private final long maxOffHeap;
+    private Catalog catalog;
+    private DatabaseManagementService dbms;
+    private GraphDatabaseService db;
+    private boolean closed;
+
+    private GraphStore(Path dir, FileChannel lockChannel, FileLock lock, PrintStream log) throws IOException {
+        this.dir = dir;
+        this.snapshotsDir = dir.resolve(SNAPSHOTS);
+        this.logsDir = dir.resolve(LOGS);
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.log = log;
+        this.logProvider = new Log4jLogProvider(log);
+        this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
+        this.catalog = Catalog.read(dir);
+    }
+
+    /**
+     * Opens the store in {@code dir}, creating the directory when needed, and finishes or removes whatever an
+     * earlier process left half done. Does not start Neo4j.
+     *
+     * @throws IOException when {@code dir} is a file or a non-empty directory that is not a store, when another
+     *                     process has the store open, or on file-system errors
+     */
+    public static GraphStore open(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath().normalize();
+        if (Files.exists(abs) && !Files.isDirectory(abs)) {
+            throw new IOException(abs + " is not a directory");
+        }
+        if (Files.isDirectory(abs) && !Files.exists(abs.resolve(Catalog.FILE)) && !Files.exists(abs.resolve(LOCK))) {
+            try (Stream<Path> files = Files.list(abs)) {
+                if (files.findAny().isPresent()) {
+                    throw new IOException(abs + " is not a heapload store (not empty, no " + Catalog.FILE + ")");
+                }
+            }
+        }
+        Files.createDirectories(abs.resolve(SNAPSHOTS));
+        FileChannel channel = FileChannel.open(abs.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        PrintStream log = null;
+        try {
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new IOException("store " + abs + " is in use by another heapload process");
+            }
+            log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
+            GraphStore store = new GraphStore(abs, channel, lock, log);
+            try {
+                store.recover();
+            } catch (IOException | RuntimeException e) {
+                store.close();
+                throw e;
+            }
+            return store;
+        } catch (IOException | RuntimeException e) {
+            if (log != null) {
+                log.close();
+            }
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** The store directory (absolute). */
+    public Path directory() {
+        return dir;
+    }
+
+    /** The snapshots in the store, in load order (a replaced snapshot keeps its place). */
+    public List<SnapshotSummary> snapshots() {
+        ensureOpen();
+        List<SnapshotSummary> list = new ArrayList<>();
+        for (Catalog.Entry e : catalog.entries) {
+            list.add(e.summary());
+        }
+        return list;
+    }
+
+    /** The snapshot with this id, if the store holds it. */
+    public Optional<SnapshotSummary> snapshot(String id) {
+        ensureOpen();
+        Catalog.Entry e = catalog.find(id);
+        return e == null ? Optional.empty() : Optional.of(e.summary());
+    }
+
+    /**
+     * Adds {@code snapshot} (id {@code snapshot.info().id()}) to the store, with its analysis when
+     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and rebuilds the graph. All or nothing: when this
+     * throws (or the process is interrupted), the store is as before. Closes the DBMS of {@link #database()}
+     * first; the next {@link #database()} call opens the new graph.
+     *
+     * @param replace  replace a snapshot with the same id instead of refusing
+     * @param progress phases {@code "write"} (objects), {@code "import"} (%), {@code "index"} (%)
+     * @throws SnapshotExistsException when the id exists and {@code replace} is false (nothing was written)
+     * @throws IllegalArgumentException when the id is empty or the analysis arrays do not match the object count
+     * @throws IOException on file-system or import errors, or a damaged snapshot file of another snapshot
+     */
+    public void load(HeapSnapshot snapshot, boolean replace, Progress progress) throws SnapshotExistsException, IOException {
+        ensureOpen();
+        String id = snapshot.info().id();
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("snapshot id is empty");
+        }
+        checkAnalysis(snapshot);
+        if (catalog.find(id) != null && !replace) {
+            throw new SnapshotExistsException(id, dir.toString());
+        }
+        long objectBytes = snapshot.totalShallowBytes();
+        long vmTotal = snapshot.info().vmTotalBytes();
+        SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
+            snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
+            snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
+            snapshot.analysis() instanceof HeapAnalysis);
+        Catalog.Entry entry = new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
+        rebuild(catalog.with(entry), entry, snapshot, progress);
+    }
+
+    /** {@link #delete(String, Progress)} without progress reports. */
+    public void delete(String id) throws IOException {
+        delete(id, Progress.NONE);
+    }
+
+    /**
+     * Removes snapshot {@code id} and rebuilds the graph without it; all or nothing like {@link #load}.
+     *
+     * @param progress phases {@code "import"} (%), {@code "index"} (%)
+     * @throws SnapshotNotFoundException when the store has no such snapshot (nothing changed)
+     * @throws IOException on file-system or import errors
+     */
+    public void delete(String id, Progress progress) throws IOException {
+        ensureOpen();
+        if (catalog.find(id) == null) {
+            throw new SnapshotNotFoundException(id, dir.toString());
+        }
+        rebuild(catalog.without(id), null, null, progress);
+    }
+
+    /**
+     * The graph of all snapshots, for queries. Starts the embedded DBMS on first use (about 4 s; page cache
+     * sized to the store) and keeps it until {@link #close()} or the next load or delete; builds an empty graph
+     * first when the store has none. Do not shut it down yourself.
+     *
+     * @throws IOException when an empty graph had to be built and that failed
+     */
+    public GraphDatabaseService database() throws IOException {
+        ensureOpen();
+        if (db == null) {
+            String graph = catalog.graphDirectory();
+            if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
+                rebuild(new Catalog(catalog.generation + 1, catalog.entries), null, null, Progress.NONE);
+                graph = catalog.graphDirectory();
+            }
+            Path home = dir.resolve(graph);
+            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home));
+            db = dbms.database(DATABASE);
+        }
+        return db;
+    }
+
+    /** Shuts the DBMS down (if started) and releases the store. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            closeDatabase();
+        } finally {
+            try {
+                logProvider.close();
+                log.close();
+            } finally {
+                try {
+                    lock.release();
+                } finally {
+                    lockChannel.close();
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("store " + dir + " is closed");
+        }
+    }
+
+    private static void checkAnalysis(HeapSnapshot snapshot) {
+        if (snapshot.analysis() instanceof HeapAnalysis a) {
+            int n = snapshot.objectCount();
+            if (a.reachable().length != n || a.distance().length != n || a.retainedBy().length != n
+                || a.rootOf().length != n || a.immediateDominator().length != n || a.retainedSize().length != n) {
+                throw new IllegalArgumentException("analysis of snapshot '" + snapshot.info().id()
+                    + "' does not have one entry per object (" + n + ")");
+            }
+        }
+    }
+
+    private void closeDatabase() {
+        if (dbms != null) {
+            DatabaseManagementService d = dbms;
+            dbms = null;
+            db = null;
+            d.shutdown();
+        }
+    }
+
+    /** One rebuild: what it wrote, and whether it committed; {@link #abort} is also the shutdown hook. */
+    private final class Attempt {
+        private final Path building;
+        private final Path graph;
+        private final Path pending;
+        private boolean committed;
+        private boolean aborted;
+
+        Attempt(Path building, Path graph, Path pending) {
+            this.building = building;
+            this.graph = graph;
+            this.pending = pending;
+        }
+
+        synchronized void commit(Catalog next) throws IOException {
+            if (aborted) {
+                throw new IOException("load of store " + dir + " was interrupted");
+            }
+            next.write(dir);
+            committed = true;
+        }
+
+        synchronized boolean committed() {
+            return committed;
+        }
+
+        synchronized void abort() {
+            if (committed) {
+                return;
+            }
+            aborted = true;
+            deleteQuietly(building);
+            deleteQuietly(graph);
+            if (pending != null) {
+                deleteQuietly(pending);
+            }
+        }
+    }
+
+    private void rebuild(Catalog next, Catalog.Entry added, HeapSnapshot snapshot, Progress progress) throws IOException {
+        closeDatabase();
+        recover();
+        long generation = next.generation;
+        Path building = dir.resolve(BUILDING + generation);
+        Path graph = dir.resolve(Catalog.graphDirectory(generation));
+        Path pending = added == null ? null : snapshotsDir.resolve(added.file() + PENDING + generation);
+        Attempt attempt = new Attempt(building, graph, pending);
+        Thread hook = new Thread(attempt::abort, "heapload-store-abort");
+        Runtime.getRuntime().addShutdownHook(hook);
+        DatabaseManagementService built = null;
+        try {
+            if (snapshot != null) {
+                HeapSnapshotFile.write(snapshot, pending, progress);
+            }
+            buildHook.reached("written");
+            List<GraphInput.Part> parts = new ArrayList<>();
+            for (Catalog.Entry e : next.entries) {
+                GraphInput.Source source;
+                if (e == added) {
+                    source = () -> {
+                        buildHook.reached("source " + e.id());
+                        return snapshot;
+                    };
+                } else {
+                    Path file = snapshotsDir.resolve(e.file());
+                    source = () -> {
+                        buildHook.reached("source " + e.id());
+                        return HeapSnapshotFile.read(file);
+                    };
+                }
+                parts.add(new GraphInput.Part(e, source));
+            }
+            log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
+            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, progress);
+            buildHook.reached("imported");
+            built = GraphBuilder.start(building, logsDir, logProvider, pageCacheFor(building));
+            GraphBuilder.createSchema(built.database(DATABASE), progress);
+            DatabaseManagementService d = built;
+            built = null;
+            d.shutdown();
+            buildHook.reached("indexed");
+            Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
+            buildHook.reached("renamed");
+            attempt.commit(next);
+            catalog = next;
+        } finally {
+            if (built != null) {
+                try {
+                    built.shutdown();
+                } catch (RuntimeException e) {
+                    log.println("heapload: shutdown of the build database failed: " + e);
+                }
+            }
+            if (!attempt.committed()) {
+                attempt.abort();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs (or ran) anyway
+            }
+        }
+        recover();
+    }
+
+    /**
+     * Brings the directory to the state the catalog describes: moves the current generation's pending
+     * snapshot files into place, deletes files and graphs of other generations and half-built graphs.
+     */
+    private void recover() throws IOException {
+        long generation = catalog.generation;
+        Set<String> files = new HashSet<>();
+        for (Catalog.Entry e : catalog.entries) {
+            files.add(e.file());
+            Path pending = snapshotsDir.resolve(e.file() + PENDING + generation);
+            if (Files.exists(pending)) {
+                Files.move(pending, snapshotsDir.resolve(e.file()), StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        Catalog.forceDirectory(snapshotsDir);
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(snapshotsDir)) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                if (name.contains(PENDING) || (name.endsWith(".hsnap") && !files.contains(name))) {
+                    deleteQuietly(p);
+                }
+            }
+        }
+        String current = catalog.graphDirectory();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(BUILDING) || (name.startsWith("graph-") && !name.equals(current))
+                    || name.equals(Catalog.FILE + ".tmp")) {
+                    deleteQuietly(p);
+                }
+            }
+        }
+    }
+
+    private void deleteQuietly(Path path) {
+        try {
+            deleteRecursively(path);
+        } catch (IOException | RuntimeException e) {
+            log.println("heapload: could not delete " + path + ": " + e);
+        }
+    }
+
+    static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            List<Path> all;
+            try (Stream<Path> walk = Files.walk(path)) {
+                all = walk.sorted(Comparator.reverseOrder()).toList();
+            }
+            for (Path p : all) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (NoSuchFileException e) {
+                    // gone already
+                }
+            }
+        } else {
+            Files.deleteIfExists(path);
+        }
+    }
+
+    /** Page cache for a graph: its store files plus a quarter, at least 32 MiB, at most a quarter of RAM (≤ 8 GiB). */
+    private static long pageCacheFor(Path home) throws IOException {
+        long size = 0;
+        Path data = home.resolve("data").resolve("databases");
+        if (Files.isDirectory(data)) {
+            try (Stream<Path> walk = Files.walk(data)) {
+                size = walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            }
+        }
+        long ram = 8L << 30;
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            ram = os.getTotalMemorySize();
+        }
+        long max = Math.min(8L << 30, Math.max(64L << 20, ram / 4));
+        return Math.min(max, Math.max(32L << 20, size + size / 4));
+    }
+}

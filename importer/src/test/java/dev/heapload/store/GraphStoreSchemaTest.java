@@ -1,0 +1,287 @@
+package dev.heapload.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.graphdb.ExecutionPlanDescription;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+import dev.heapload.model.Progress;
+
+/**
+ * The graph schema as written: one store with an analysed snapshot ("before") and a plain one ("after"),
+ * queried with Cypher. Loaded once for all tests (each DBMS start costs seconds).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GraphStoreSchemaTest {
+
+    @TempDir
+    static Path tmp;
+
+    private GraphStore store;
+    private GraphDatabaseService db;
+    private final List<String> phases = new ArrayList<>();
+
+    @BeforeAll
+    void load() throws Exception {
+        store = GraphStore.open(tmp.resolve("db"));
+        Progress recording = new Progress() {
+            @Override
+            public void start(String phase, long total, String unit) {
+                phases.add(phase + "/" + unit);
+            }
+
+            @Override
+            public void step(long done) {
+            }
+
+            @Override
+            public void end() {
+            }
+        };
+        store.load(TestSnapshots.analysed("before"), false, recording);
+        store.load(TestSnapshots.plain("after", 3), false, Progress.NONE);
+        db = store.database();
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        store.close();
+    }
+
+    private List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
+        try (Transaction tx = db.beginTx(); Result r = tx.execute(cypher, params)) {
+            List<Map<String, Object>> out = new ArrayList<>();
+            r.forEachRemaining(out::add);
+            return out;
+        }
+    }
+
+    private Object single(String cypher, Map<String, Object> params) {
+        List<Map<String, Object>> rows = rows(cypher, params);
+        assertEquals(1, rows.size(), cypher);
+        assertEquals(1, rows.get(0).size(), cypher);
+        return rows.get(0).values().iterator().next();
+    }
+
+    private Object single(String cypher) {
+        return single(cypher, Map.of());
+    }
+
+    @Test
+    void progressPhases() {
+        assertEquals(List.of("write/objects", "import/%", "index/%"), phases);
+    }
+
+    @Test
+    void nodeAndRelationshipCounts() {
+        assertEquals(10L, single("MATCH (o:Object {snapshot:'before'}) RETURN count(o)"));
+        assertEquals(13L, single("MATCH (o:Object {snapshot:'after'}) RETURN count(o)"));
+        assertEquals(2L, single("MATCH (s:Snapshot) RETURN count(s)"));
+        assertEquals(3L, single("MATCH (c:Category) RETURN count(c)"));
+        assertEquals(23L + 2 + 3, single("MATCH (n) RETURN count(n)"));
+        Map<String, Object> before = Map.of("s", "before");
+        assertEquals(9L, single("MATCH (a:Object {snapshot:$s})-[r:REF]->(b:Object {snapshot:$s}) RETURN count(r)", before));
+        assertEquals(1L, single("MATCH (a:Object {snapshot:$s})-[r:WEAK_REF]->(b) RETURN count(r)", before));
+        assertEquals(2L, single("MATCH (:Snapshot {id:$s})-[r:ROOT]->(:Object {snapshot:$s}) RETURN count(r)", before));
+        assertEquals(3L, single("MATCH (:Snapshot {id:$s})-[r:HAS_CATEGORY]->(:Category {snapshot:$s}) RETURN count(r)", before));
+        assertEquals(6L, single("MATCH (:Object {snapshot:$s})-[r:RETAINED_BY]->(:Object {snapshot:$s}) RETURN count(r)", before));
+        assertEquals(6L, single("MATCH (:Object {snapshot:$s})-[r:DOMINATED_BY]->(:Object {snapshot:$s}) RETURN count(r)", before));
+        Map<String, Object> after = Map.of("s", "after");
+        assertEquals(12L, single("MATCH (a:Object {snapshot:$s})-[r:REF]->(b:Object {snapshot:$s}) RETURN count(r)", after));
+        assertEquals(1L, single("MATCH (a:Object {snapshot:$s})-[r:WEAK_REF]->(b) RETURN count(r)", after));
+        assertEquals(2L, single("MATCH (:Snapshot {id:$s})-[r:ROOT]->() RETURN count(r)", after));
+        assertEquals(0L, single("MATCH (:Snapshot {id:$s})-[r:HAS_CATEGORY]->() RETURN count(r)", after));
+        assertEquals(0L, single("MATCH (:Object {snapshot:$s})-[r:RETAINED_BY|DOMINATED_BY]->() RETURN count(r)", after));
+        assertEquals(9L + 1 + 2 + 3 + 6 + 6 + 12 + 1 + 2, single("MATCH ()-[r]->() RETURN count(r)"));
+        // no edge crosses snapshots
+        assertEquals(0L, single("MATCH (a:Object)-[r]->(b:Object) WHERE a.snapshot <> b.snapshot RETURN count(r)"));
+    }
+
+    @Test
+    void objectProperties() {
+        Map<String, Object> row = rows("MATCH (o:Object {snapshot:'before', address:'0x1008'}) "
+            + "RETURN o.type AS type, o.size AS size, o.category AS category, o.label AS label, labels(o) AS labels, "
+            + "o.reachable AS reachable, o.distance AS distance, o.retainedSize AS retainedSize, o.rootName AS rootName",
+            Map.of()).get(0);
+        assertEquals("table", row.get("type"));
+        assertEquals(48L, row.get("size"));
+        assertEquals(1L, row.get("category"));
+        assertEquals("Player", row.get("label"));
+        assertEquals(Set.of("Object", "Table"), new HashSet<>((List<?>) row.get("labels")));
+        assertEquals(true, row.get("reachable"));
+        assertEquals(1L, row.get("distance"));
+        assertEquals(72L, row.get("retainedSize"));
+        assertNull(row.get("rootName"));
+
+        Map<String, Object> root = rows("MATCH (o:Object {snapshot:'before', address:'0x1000'}) "
+            + "RETURN o.label AS label, o.rootName AS rootName, o.distance AS distance, keys(o) AS keys", Map.of()).get(0);
+        assertNull(root.get("label"));
+        assertEquals("registry", root.get("rootName"));
+        assertEquals(0L, root.get("distance"));
+        assertFalse(((List<?>) root.get("keys")).contains("label"));
+        assertEquals("stack", single("MATCH (o:Object {snapshot:'before', address:'0x1018'}) RETURN o.rootName"));
+
+        Map<String, Object> lost = rows("MATCH (o:Object {snapshot:'before', address:'0x1030'}) "
+            + "RETURN o.reachable AS reachable, o.distance AS distance, o.retainedSize AS retained", Map.of()).get(0);
+        assertEquals(false, lost.get("reachable"));
+        assertEquals(-1L, lost.get("distance"));
+        assertEquals(0L, lost.get("retained"));
+
+        assertEquals(Set.of("Object", "String"), new HashSet<>((List<?>) single(
+            "MATCH (o:Object {snapshot:'before', address:'0x1010'}) RETURN labels(o)")));
+        assertEquals(2L, single("MATCH (o:Object:Function) RETURN count(o)"));
+        assertEquals(2L, single("MATCH (o:Object:Userdata) RETURN count(o)"));
+        assertEquals(2L, single("MATCH (o:Upvalue) RETURN count(o)"));
+        assertEquals(2L, single("MATCH (o:Proto) RETURN count(o)"));
+        assertEquals(8L, single("MATCH (o:Table) RETURN count(o)"));
+        assertEquals(4L + 3, single("MATCH (o:String) RETURN count(o)"));
+
+        // the plain snapshot: no category, no analysis properties
+        Map<String, Object> plain = rows("MATCH (o:Object {snapshot:'after', address:'0x1008'}) RETURN keys(o) AS keys",
+            Map.of()).get(0);
+        assertEquals(Set.of("snapshot", "address", "type", "size", "label"), new HashSet<>((List<?>) plain.get("keys")));
+        assertEquals("extra2", single("MATCH (o:Object {snapshot:'after', address:'0x1060'}) RETURN o.label"));
+    }
+
+    @Test
+    void referenceProperties() {
+        Map<String, Object> key = rows("MATCH (:Object {snapshot:'before', address:'0x1008'})-[r:REF]->"
+            + "(:Object {address:'0x1010'}) RETURN r.kind AS kind, r.name AS name, r.ephemeron AS eph", Map.of()).get(0);
+        assertEquals("key", key.get("kind"));
+        assertEquals("name", key.get("name"));
+        assertNull(key.get("eph"));
+        assertEquals(List.of("kind"), single("MATCH (:Object {snapshot:'before', address:'0x1018'})-[r:REF]->"
+            + "(:Object {address:'0x1040'}) RETURN keys(r)"));
+        Map<String, Object> weak = rows("MATCH (:Object {snapshot:'before', address:'0x1028'})-[r:WEAK_REF]->(b) "
+            + "RETURN b.address AS target, r.kind AS kind, r.name AS name, r.ephemeron AS eph", Map.of()).get(0);
+        assertEquals("0x1030", weak.get("target"));
+        assertEquals("key", weak.get("kind"));
+        assertNull(weak.get("name"));
+        assertNull(weak.get("eph"));
+        Map<String, Object> eph = rows("MATCH (:Object {snapshot:'before', address:'0x1028'})-[r:REF]->(b) "
+            + "RETURN b.address AS target, r.ephemeron AS eph", Map.of()).get(0);
+        assertEquals("0x1020", eph.get("target"));
+        assertEquals(true, eph.get("eph"));
+        assertEquals(List.of("registry", "stack"), single("MATCH (:Snapshot {id:'before'})-[r:ROOT]->(o) "
+            + "WITH r, o ORDER BY o.address RETURN collect(r.name)"));
+    }
+
+    @Test
+    void analysisEdges() {
+        List<Map<String, Object>> retained = rows("MATCH (a:Object {snapshot:'before'})-[r:RETAINED_BY]->(b) "
+            + "RETURN a.address AS a, b.address AS b, r.kind AS kind, r.name AS name ORDER BY a", Map.of());
+        assertEquals(List.of("0x1008>0x1000 value player", "0x1010>0x1008 key name", "0x1020>0x1038 value null",
+                "0x1028>0x1000 value cache", "0x1038>0x1018 upvalue null", "0x1040>0x1018 proto null"),
+            retained.stream().map(m -> m.get("a") + ">" + m.get("b") + " " + m.get("kind") + " " + m.get("name")).toList());
+        List<Map<String, Object>> dominated = rows("MATCH (a:Object {snapshot:'before'})-[:DOMINATED_BY]->(b) "
+            + "RETURN a.address + '>' + b.address AS edge ORDER BY edge", Map.of());
+        assertEquals(List.of("0x1008>0x1000", "0x1010>0x1008", "0x1020>0x1038", "0x1028>0x1000", "0x1038>0x1018",
+            "0x1040>0x1018"), dominated.stream().map(m -> m.get("edge")).toList());
+    }
+
+    @Test
+    void snapshotAndCategoryNodes() {
+        Map<String, Object> s = rows("MATCH (s:Snapshot {id:'before'}) RETURN s.vm AS vm, s.source AS source, "
+            + "s.sha256 AS sha, s.objectCount AS objects, s.referenceCount AS refs, s.totalBytes AS total, "
+            + "s.objectBytes AS objectBytes, s.loadedAt AS loadedAt", Map.of()).get(0);
+        assertEquals("luau", s.get("vm"));
+        assertEquals("before.json", s.get("source"));
+        assertEquals("ab".repeat(32), s.get("sha"));
+        assertEquals(10L, s.get("objects"));
+        assertEquals(10L, s.get("refs"));
+        assertEquals(5000L, s.get("total"));
+        assertEquals(TestSnapshots.OBJECT_BYTES, s.get("objectBytes"));
+        ZonedDateTime loadedAt = (ZonedDateTime) s.get("loadedAt");
+        SnapshotSummary summary = store.snapshot("before").orElseThrow();
+        assertEquals(summary.loadedAt(), loadedAt.toInstant());
+        assertEquals(ZoneOffset.UTC, loadedAt.getZone());
+
+        Map<String, Object> after = rows("MATCH (s:Snapshot {id:'after'}) RETURN s.totalBytes AS total, "
+            + "s.objectBytes AS objectBytes, s.vm AS vm", Map.of()).get(0);
+        long extraBytes = 20 + 21 + 22;
+        assertEquals(TestSnapshots.OBJECT_BYTES + extraBytes, after.get("total"));
+        assertEquals(TestSnapshots.OBJECT_BYTES + extraBytes, after.get("objectBytes"));
+
+        List<Map<String, Object>> cats = rows("MATCH (:Snapshot {id:'before'})-[:HAS_CATEGORY]->(c:Category) "
+            + "RETURN c.snapshot AS s, c.id AS id, c.name AS name, c.bytes AS bytes ORDER BY id", Map.of());
+        assertEquals(List.of("before 0 default 1000", "before 1 game 2000", "before 2 null 300"),
+            cats.stream().map(m -> m.get("s") + " " + m.get("id") + " " + m.get("name") + " " + m.get("bytes")).toList());
+    }
+
+    @Test
+    void summaries() {
+        List<SnapshotSummary> list = store.snapshots();
+        assertEquals(List.of("before", "after"), list.stream().map(SnapshotSummary::id).toList());
+        SnapshotSummary before = list.get(0);
+        assertEquals("luau", before.vm());
+        assertEquals(10, before.objectCount());
+        assertEquals(10, before.referenceCount());
+        assertEquals(5000, before.totalBytes());
+        assertEquals(TestSnapshots.OBJECT_BYTES, before.objectBytes());
+        assertTrue(before.analysed());
+        SnapshotSummary after = list.get(1);
+        assertEquals("lua5.4", after.vm());
+        assertEquals(13, after.objectCount());
+        assertEquals(13, after.referenceCount());
+        assertFalse(after.analysed());
+    }
+
+    @Test
+    void indexesExistAreOnlineAndUsed() {
+        List<Map<String, Object>> indexes = rows("SHOW INDEXES YIELD name, state, type, labelsOrTypes, properties, owningConstraint "
+            + "WHERE type = 'RANGE' RETURN name, state, labelsOrTypes, properties, owningConstraint ORDER BY name", Map.of());
+        assertEquals(2, indexes.size(), indexes.toString());
+        Map<String, Object> object = indexes.get(0);
+        assertEquals(GraphSchema.OBJECT_ADDRESS_INDEX, object.get("name"));
+        assertEquals("ONLINE", object.get("state"));
+        assertEquals(List.of("Object"), object.get("labelsOrTypes"));
+        assertEquals(List.of("snapshot", "address"), object.get("properties"));
+        Map<String, Object> snapshot = indexes.get(1);
+        assertEquals("ONLINE", snapshot.get("state"));
+        assertEquals(List.of("Snapshot"), snapshot.get("labelsOrTypes"));
+        assertEquals(GraphSchema.SNAPSHOT_ID_CONSTRAINT, snapshot.get("owningConstraint"));
+        assertEquals(2L, single("SHOW INDEXES YIELD type WHERE type = 'LOOKUP' RETURN count(*)"));
+        assertEquals(List.of("UNIQUENESS"), single("SHOW CONSTRAINTS YIELD name, type WHERE name = '"
+            + GraphSchema.SNAPSHOT_ID_CONSTRAINT + "' RETURN collect(type)"));
+
+        try (Transaction tx = db.beginTx();
+             Result r = tx.execute("EXPLAIN MATCH (o:Object {snapshot:$s, address:$a}) RETURN o",
+                 Map.of("s", "before", "a", "0x1008"))) {
+            assertTrue(operators(r.getExecutionPlanDescription()).contains("NodeIndexSeek"),
+                r.getExecutionPlanDescription().toString());
+        }
+        try (Transaction tx = db.beginTx();
+             Result r = tx.execute("EXPLAIN MATCH (s:Snapshot {id:$s}) RETURN s", Map.of("s", "before"))) {
+            assertTrue(operators(r.getExecutionPlanDescription()).contains("NodeUniqueIndexSeek"),
+                r.getExecutionPlanDescription().toString());
+        }
+    }
+
+    private static Set<String> operators(ExecutionPlanDescription plan) {
+        Set<String> names = new HashSet<>();
+        names.add(plan.getName().replaceAll("@.*", ""));
+        for (ExecutionPlanDescription child : plan.getChildren()) {
+            names.addAll(operators(child));
+        }
+        return names;
+    }
+}
