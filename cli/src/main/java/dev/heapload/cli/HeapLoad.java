@@ -1,0 +1,151 @@
+package dev.heapload.cli;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import dev.heapload.analysis.HeapAnalyzer;
+import dev.heapload.io.DumpReaders;
+import dev.heapload.model.DumpFormatException;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.SnapshotExistsException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code heapload}: loads heap snapshots into a Neo4j store (the default command) and hosts the other
+ * commands. Exit codes: 0 ok, 1 bad input (unreadable dump, existing snapshot id), 2 usage.
+ */
+@Command(name = "heapload", mixinStandardHelpOptions = true, versionProvider = HeapLoad.Version.class,
+    sortOptions = false,
+    description = {
+        "Loads heap snapshots of embedded script VMs (Luau lua_memorydump JSON, .json or .json.gz) into a",
+        "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths,",
+        "dominators, retained size), and prints a summary of each.",
+        "",
+        "Example: heapload testdata/luau/event-listeners/after.json"},
+    subcommands = {SnapshotsCommand.class, TreeCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)", "2:usage error"})
+public final class HeapLoad implements Callable<Integer> {
+
+    /** Exit code for bad input. */
+    static final int BAD_INPUT = 1;
+
+    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Dump files to load, in order.")
+    List<Path> files = List.of();
+
+    @Option(names = "--db", paramLabel = "DIR", description = "Store directory (default: ${DEFAULT-VALUE}).",
+        defaultValue = "heapload-db")
+    Path db;
+
+    @Option(names = "--name", paramLabel = "ID",
+        description = "Snapshot id (default: the file name without extension). Only with one FILE.")
+    String name;
+
+    @Option(names = "--replace", description = "Replace a snapshot with the same id instead of refusing.")
+    boolean replace;
+
+    @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Draw progress bars on stderr for phases longer than a second (default: when stderr is a terminal).")
+    boolean progress;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (files.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing FILE: give at least one dump file to load");
+        }
+        if (name != null && files.size() > 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--name needs exactly one FILE");
+        }
+        PrintStream out = System.out;
+        TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        try (GraphStore store = GraphStore.open(db)) {
+            for (Path file : files) {
+                bars.reset();
+                HeapSnapshot snapshot = DumpReaders.read(file, name, bars);
+                HeapAnalyzer.analyze(snapshot, bars);
+                store.load(snapshot, replace, bars);
+                bars.end();
+                LoadReport.print(snapshot, out);
+                out.println("  store: " + db.toAbsolutePath().normalize());
+                TerminalProgress.printTimes(out, bars.phaseNanos());
+                out.println();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Runs the command line and returns the exit code (without calling {@link System#exit}).
+     *
+     * @param args command-line arguments
+     * @param out  standard output
+     * @param err  standard error
+     * @return 0 ok, 1 bad input, 2 usage
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        PrintStream savedOut = System.out;
+        System.setOut(out);
+        try {
+            CommandLine cl = new CommandLine(new HeapLoad());
+            cl.setOut(new PrintWriter(out, true));
+            cl.setErr(new PrintWriter(err, true));
+            cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+                err.println("heapload: " + oneLine(ex));
+                return BAD_INPUT;
+            });
+            return cl.execute(args);
+        } finally {
+            System.out.flush();
+            System.setOut(savedOut);
+        }
+    }
+
+    /** One-line message for an exception, never a stack trace. */
+    static String oneLine(Throwable ex) {
+        if (ex instanceof DumpFormatException || ex instanceof SnapshotExistsException) {
+            return ex.getMessage();
+        }
+        String msg = ex.getMessage();
+        if (ex instanceof java.nio.file.NoSuchFileException) {
+            return msg + ": no such file";
+        }
+        if (ex instanceof java.nio.file.AccessDeniedException) {
+            return msg + ": permission denied";
+        }
+        if (ex instanceof OutOfMemoryError) {
+            return "out of memory; raise the heap with HEAPLOAD_JAVA_OPTS=-Xmx…";
+        }
+        if (msg == null || msg.isBlank()) {
+            msg = ex.getClass().getSimpleName();
+        }
+        int nl = msg.indexOf('\n');
+        return nl >= 0 ? msg.substring(0, nl) : msg;
+    }
+
+    /** Entry point of the {@code heapload} launcher. */
+    public static void main(String[] args) {
+        int code = run(args, System.out, System.err);
+        System.exit(code);
+    }
+
+    /** Version from the jar manifest, else the build's. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = HeapLoad.class.getPackage().getImplementationVersion();
+            return new String[] {"heapload " + (v != null ? v : "0.1.0-SNAPSHOT") + " (Neo4j 5.26, Java "
+                + System.getProperty("java.version") + ")"};
+        }
+    }
+
+}

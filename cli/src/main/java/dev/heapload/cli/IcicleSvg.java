@@ -1,0 +1,147 @@
+package dev.heapload.cli;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Locale;
+
+import dev.heapload.analysis.ReachabilityTree;
+
+/**
+ * Renders a {@link ReachabilityTree} as a self-contained SVG icicle graph (root on top, each child below
+ * its parent, widths proportional to total bytes). Hovering a box shows its name, total bytes, share of
+ * the whole and its own bytes and objects (native SVG tooltip and a details line); clicking a box pins
+ * the details. No external scripts, fonts or network. Every name is XML-escaped, and characters not
+ * allowed in XML are replaced by U+FFFD, because names come from heap strings.
+ */
+final class IcicleSvg {
+
+    static final double WIDTH = 1200;
+    static final double ROW = 18;
+    static final double MARGIN = 10;
+    /** Boxes narrower than this many pixels are left out (heapgraph.py's svg.py uses 0.1 px). */
+    static final double MIN_WIDTH = 0.1;
+
+    private IcicleSvg() {
+    }
+
+    /**
+     * Writes the SVG.
+     *
+     * @param root  tree root (its total is 100 %)
+     * @param title heading text (escaped here)
+     * @param out   destination (UTF-8 writer)
+     */
+    static void write(ReachabilityTree.Node root, String title, Writer out) throws IOException {
+        // first pass: depth of the drawn part
+        int maxDepth = 0;
+        record Item(ReachabilityTree.Node node, double x, int depth) {
+        }
+        double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
+        Deque<Item> stack = new ArrayDeque<>();
+        stack.push(new Item(root, MARGIN, 0));
+        while (!stack.isEmpty()) {
+            Item it = stack.pop();
+            maxDepth = Math.max(maxDepth, it.depth);
+            double x = it.x + it.node.size() * scale;
+            for (ReachabilityTree.Node c : it.node.children()) {
+                double w = c.total() * scale;
+                if (w >= MIN_WIDTH) {
+                    stack.push(new Item(c, x, it.depth + 1));
+                }
+                x += w;
+            }
+        }
+        double height = (maxDepth + 1) * ROW + 3 * ROW + 2 * MARGIN;
+        out.write("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+        out.write(String.format(Locale.ROOT,
+            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                + "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"12\">\n",
+            WIDTH, height, WIDTH, height));
+        out.write("<style>rect.n{stroke:#fff;stroke-width:0.5}g.b:hover rect{stroke:#000;stroke-width:1}"
+            + "text.l{pointer-events:none;fill:#000}</style>\n");
+        out.write("<script type=\"text/ecmascript\"><![CDATA[\n"
+            + "var pinned=null;\n"
+            + "function d(e){var g=e.target.closest('g.b');return g?g.getAttribute('data-d'):null}\n"
+            + "function show(t){document.getElementById('details').textContent=t}\n"
+            + "document.addEventListener('mouseover',function(e){var t=d(e);if(t)show(t)});\n"
+            + "document.addEventListener('mouseout',function(e){show(pinned||' ')});\n"
+            + "document.addEventListener('click',function(e){var t=d(e);pinned=t;show(t||' ')});\n"
+            + "]]></script>\n");
+        out.write("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n");
+        out.write(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"16\" text-anchor=\"middle\">%s</text>\n",
+            WIDTH / 2, MARGIN + ROW * 0.8, escape(title)));
+        out.write(String.format(Locale.ROOT, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+            MARGIN, height - MARGIN, " "));
+        double top = MARGIN + 1.5 * ROW;
+        stack.push(new Item(root, MARGIN, 0));
+        while (!stack.isEmpty()) {
+            Item it = stack.pop();
+            ReachabilityTree.Node n = it.node;
+            double w = n.total() * scale;
+            double y = top + it.depth * ROW;
+            String name = it.depth == 0 ? "all" : n.name();
+            String details = String.format(Locale.ROOT, "%s (%,d bytes, %.1f%%); self: %,d bytes in %,d objects",
+                name, n.total(), root.total() > 0 ? 100.0 * n.total() / root.total() : 0.0, n.size(), n.count());
+            out.write("<g class=\"b\" data-d=\"" + escape(details) + "\"><title>" + escape(details) + "</title>");
+            out.write(String.format(Locale.ROOT,
+                "<rect class=\"n\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>",
+                it.x, y, w, ROW - 1, color(name)));
+            int chars = (int) ((w - 6) / 7);
+            if (chars >= 3) {
+                String label = name.length() <= chars ? name : name.substring(0, Math.max(1, chars - 2)) + "..";
+                out.write(String.format(Locale.ROOT, "<text class=\"l\" x=\"%.2f\" y=\"%.1f\">%s</text>",
+                    it.x + 3, y + ROW - 5, escape(label)));
+            }
+            out.write("</g>\n");
+            double x = it.x + n.size() * scale;
+            for (ReachabilityTree.Node c : n.children()) {
+                double cw = c.total() * scale;
+                if (cw >= MIN_WIDTH) {
+                    stack.push(new Item(c, x, it.depth + 1));
+                }
+                x += cw;
+            }
+        }
+        out.write("</svg>\n");
+    }
+
+    /** A warm colour derived from the name, so the same path has the same colour in two graphs. */
+    private static String color(String name) {
+        int h = name.hashCode();
+        int r = 200 + Math.floorMod(h, 55);
+        int g = 90 + Math.floorMod(h >> 8, 130);
+        int b = 40 + Math.floorMod(h >> 16, 50);
+        return String.format(Locale.ROOT, "rgb(%d,%d,%d)", r, g, b);
+    }
+
+    /** XML text/attribute escaping; characters XML 1.0 forbids become U+FFFD. */
+    static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '&' -> sb.append("&amp;");
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '"' -> sb.append("&quot;");
+                case '\'' -> sb.append("&#39;");
+                default -> {
+                    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF) {
+                        sb.append('\uFFFD');
+                    } else if (Character.isSurrogate(c)) {
+                        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                            sb.append(c).append(s.charAt(++i));
+                        } else {
+                            sb.append('\uFFFD');
+                        }
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.heapload.cli;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.MemoryCategory;
+
+/**
+ * The text printed after a load: counts and bytes by type and memory category, roots, repairs. Computed
+ * from the in-memory model (the same numbers were written to Neo4j).
+ */
+final class LoadReport {
+
+    private LoadReport() {
+    }
+
+    static void print(HeapSnapshot s, PrintStream out) {
+        int n = s.objectCount();
+        int types = s.typeNames().size();
+        long[] typeCount = new long[types];
+        long[] typeBytes = new long[types];
+        Map<Integer, long[]> byCategory = new TreeMap<>();
+        long weak = 0;
+        for (int r = 0; r < s.referenceCount(); r++) {
+            if (s.isWeak(r)) {
+                weak++;
+            }
+        }
+        for (int o = 0; o < n; o++) {
+            int t = s.typeId(o);
+            typeCount[t]++;
+            typeBytes[t] += s.shallowSize(o);
+            long[] c = byCategory.computeIfAbsent(s.category(o), k -> new long[2]);
+            c[0]++;
+            c[1] += s.shallowSize(o);
+        }
+        var info = s.info();
+        out.printf(Locale.ROOT, "snapshot %s (%s) from %s%n", info.id(), info.vm(), info.source());
+        out.printf(Locale.ROOT, "  objects     %,d (%,d bytes shallow)%n", n, s.totalShallowBytes());
+        out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
+            s.referenceCount() - weak, weak);
+        if (info.vmTotalBytes() >= 0) {
+            out.printf(Locale.ROOT, "  VM total    %,d bytes (stats.size: every allocation, not only objects)%n",
+                info.vmTotalBytes());
+        }
+        HeapAnalysis a = s.analysis();
+        if (a != null) {
+            long reachable = 0;
+            long reachableBytes = 0;
+            for (int o = 0; o < n; o++) {
+                if (a.reachable()[o]) {
+                    reachable++;
+                    reachableBytes += s.shallowSize(o);
+                }
+            }
+            out.printf(Locale.ROOT, "  reachable   %,d objects, %,d bytes; unreachable from exported roots %,d objects, %,d bytes%n",
+                reachable, reachableBytes, n - reachable, s.totalShallowBytes() - reachableBytes);
+        }
+        out.println("  by type:");
+        for (int t = 0; t < types; t++) {
+            if (typeCount[t] > 0) {
+                out.printf(Locale.ROOT, "    %-12s %,10d objects %,14d bytes%n", s.typeNames().get(t), typeCount[t], typeBytes[t]);
+            }
+        }
+        if (!info.categories().isEmpty() || byCategory.keySet().stream().anyMatch(c -> c >= 0)) {
+            out.println("  by memory category:          objects   object bytes       VM bytes");
+            TreeMap<Integer, Boolean> ids = new TreeMap<>();
+            info.categories().keySet().forEach(k -> ids.put(k, true));
+            byCategory.keySet().forEach(k -> ids.put(k, true));
+            for (int id : ids.keySet()) {
+                MemoryCategory mc = info.categories().get(id);
+                long[] c = byCategory.getOrDefault(id, new long[2]);
+                String name = mc != null && mc.name() != null ? mc.name() : "";
+                out.printf(Locale.ROOT, "    %3d %-20s %,10d %,14d %14s%n", id, clip(name, 20), c[0], c[1],
+                    mc == null ? "-" : String.format(Locale.ROOT, "%,d", mc.bytes()));
+            }
+        }
+        StringBuilder roots = new StringBuilder("  roots:");
+        for (HeapSnapshot.GcRoot root : s.roots()) {
+            roots.append(' ').append(root.name()).append('=').append(s.address(root.object()));
+        }
+        out.println(roots);
+        out.printf(Locale.ROOT, "  repaired spots: %s%n", info.warnings().isEmpty() ? "none" : info.warnings().size() + " kind(s)");
+        for (String w : info.warnings()) {
+            out.println("    warning: " + w);
+        }
+    }
+
+    private static String clip(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    }
+}

@@ -1,0 +1,48 @@
+package dev.heapload.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.SnapshotSummary;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code heapload snapshots}: lists the snapshots in a store, in load order. */
+@Command(name = "snapshots", mixinStandardHelpOptions = true,
+    description = "Lists the snapshots held in the store (without starting Neo4j).")
+final class SnapshotsCommand implements Callable<Integer> {
+
+    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
+        description = "Store directory (default: ${DEFAULT-VALUE}).")
+    Path db;
+
+    @Option(names = "--delete", paramLabel = "ID", description = "Remove this snapshot from the store.")
+    String delete;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        if (!java.nio.file.Files.isDirectory(db)) {
+            out.println("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
+            return 0;
+        }
+        try (GraphStore store = GraphStore.open(db)) {
+            if (delete != null) {
+                store.delete(delete);
+                out.println("deleted snapshot " + delete);
+            }
+            List<SnapshotSummary> list = store.snapshots();
+            out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
+                "bytes", "loaded at", "source");
+            for (SnapshotSummary s : list) {
+                out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", s.id(), s.vm(), s.objectCount(),
+                    s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), s.source());
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.heapload.cli;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.heapload.model.Progress;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+/**
+ * Draws a progress bar on stderr for any phase that runs longer than one second (nothing for quick
+ * phases), and records each phase's wall time for the summary.
+ */
+final class TerminalProgress implements Progress {
+
+    private static final long SHOW_AFTER_NANOS = 1_000_000_000L;
+
+    private final boolean enabled;
+    private final Map<String, Long> phaseNanos = new LinkedHashMap<>();
+    private String phase;
+    private long total;
+    private String unit;
+    private long startNanos;
+    private ProgressBar bar;
+
+    /**
+     * @param enabled draw bars (false: only time the phases)
+     */
+    TerminalProgress(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    @Override
+    public void start(String phase, long total, String unit) {
+        end();
+        this.phase = phase;
+        this.total = total;
+        this.unit = unit;
+        this.startNanos = System.nanoTime();
+    }
+
+    @Override
+    public void step(long done) {
+        if (phase == null) {
+            return;
+        }
+        if (bar == null && enabled && System.nanoTime() - startNanos > SHOW_AFTER_NANOS) {
+            ProgressBarBuilder builder = new ProgressBarBuilder()
+                .setTaskName(phase)
+                .setInitialMax(total)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
+                .setUpdateIntervalMillis(200)
+                .setMaxRenderedLength(100)
+                .startsFrom(0, Duration.ofNanos(System.nanoTime() - startNanos));
+            if ("B".equals(unit)) {
+                builder.setUnit(" MiB", 1 << 20);
+            } else {
+                builder.setUnit(" " + unit, 1);
+            }
+            bar = builder.build();
+        }
+        if (bar != null) {
+            bar.stepTo(done);
+        }
+    }
+
+    @Override
+    public void end() {
+        if (phase == null) {
+            return;
+        }
+        if (bar != null) {
+            bar.stepTo(total > 0 ? total : bar.getCurrent());
+            bar.close();
+            bar = null;
+        }
+        phaseNanos.merge(phase, System.nanoTime() - startNanos, Long::sum);
+        phase = null;
+    }
+
+    /** Wall time per finished phase, in nanoseconds, in the order the phases first ran. */
+    Map<String, Long> phaseNanos() {
+        return phaseNanos;
+    }
+
+    /** Forgets recorded phase times (between two files). */
+    void reset() {
+        phaseNanos.clear();
+    }
+
+    static void printTimes(PrintStream out, Map<String, Long> times) {
+        StringBuilder sb = new StringBuilder("time:");
+        times.forEach((p, ns) -> sb.append(String.format(java.util.Locale.ROOT, " %s %.2f s,", p, ns / 1e9)));
+        sb.setLength(sb.length() - 1);
+        out.println(sb);
+    }
+}

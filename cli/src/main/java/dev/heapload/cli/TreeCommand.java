@@ -1,0 +1,182 @@
+package dev.heapload.cli;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.IntPredicate;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
+
+import dev.heapload.analysis.ReachabilityTree;
+import dev.heapload.analysis.SnapshotDiff;
+import dev.heapload.io.DumpReaders;
+import dev.heapload.model.HeapSnapshot;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code heapload tree}: the reachability tree of Luau's heapgraph.py for one snapshot, or for the objects
+ * new in a second snapshot relative to a first, as an SVG icicle graph and JSON.
+ */
+@Command(name = "tree", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Reachability tree like Luau's tools/heapgraph.py: every object charged to the path that first",
+        "reaches it breadth-first from the roots (string keys, __meta, __env, __proto, __stack frames,",
+        "upvalues under their function's source). With two files, only objects new in AFTER count.",
+        "Weak references are not followed (as the GC does; see README)."})
+final class TreeCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "SNAPSHOT", description = "Dump file (the baseline when AFTER is given).")
+    Path first;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "AFTER", description = "Later dump of the same process: count only its new objects.")
+    Path second;
+
+    @Option(names = "--split", paramLabel = "MODE", defaultValue = "none",
+        description = "Group by memory category: none, custom (categories < 128 merged into 0) or all. Default: ${DEFAULT-VALUE}.")
+    String split;
+
+    @Option(names = "--svg", paramLabel = "FILE", defaultValue = "heapload-tree.svg",
+        description = "Write the icicle graph here (default: ${DEFAULT-VALUE}; '-' for none).")
+    String svg;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the tree as JSON here ('-' for stdout).")
+    String json;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "15", description = "Heaviest paths to print (default: ${DEFAULT-VALUE}).")
+    int top;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        ReachabilityTree.Split mode;
+        try {
+            mode = ReachabilityTree.Split.valueOf(split.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                "--split must be none, custom or all, not '" + split + "'");
+        }
+        PrintStream out = System.out;
+        TerminalProgress bars = new TerminalProgress(System.console() != null);
+        HeapSnapshot snapshot;
+        IntPredicate counted;
+        String title;
+        if (second == null) {
+            snapshot = DumpReaders.read(first, null, bars);
+            counted = o -> true;
+            title = "heap of " + first.getFileName();
+        } else {
+            HeapSnapshot baseline = DumpReaders.read(first, null, bars);
+            snapshot = DumpReaders.read(second, null, bars);
+            SnapshotDiff diff = SnapshotDiff.compare(baseline, snapshot);
+            boolean[] isNew = diff.isNew();
+            counted = o -> isNew[o];
+            title = "new in " + second.getFileName() + " relative to " + first.getFileName();
+            out.printf(Locale.ROOT, "%,d objects new in %s (%,d of them at an address the baseline used for another object)%n",
+                diff.newCount(), second, diff.reusedAddresses());
+        }
+        bars.end();
+        ReachabilityTree.Node root = ReachabilityTree.build(snapshot, counted, mode);
+        out.printf(Locale.ROOT, "tree total: %,d bytes in %,d objects%n", root.total(), root.totalCount());
+        printHeaviest(root, out);
+        if (!"-".equals(svg)) {
+            try (Writer w = Files.newBufferedWriter(Path.of(svg), StandardCharsets.UTF_8)) {
+                IcicleSvg.write(root, title, w);
+            }
+            out.println("svg: " + Path.of(svg).toAbsolutePath().normalize());
+        }
+        if (json != null) {
+            if ("-".equals(json)) {
+                writeJson(root, System.out);
+            } else {
+                try (OutputStream os = Files.newOutputStream(Path.of(json))) {
+                    writeJson(root, os);
+                }
+                out.println("json: " + Path.of(json).toAbsolutePath().normalize());
+            }
+        }
+        return 0;
+    }
+
+    /** The heaviest nodes by self size, each with its path from the root. */
+    private void printHeaviest(ReachabilityTree.Node root, PrintStream out) {
+        record Entry(ReachabilityTree.Node node, String path) {
+        }
+        List<Entry> all = new ArrayList<>();
+        Deque<Entry> stack = new ArrayDeque<>();
+        stack.push(new Entry(root, ""));
+        while (!stack.isEmpty()) {
+            Entry e = stack.pop();
+            if (e.node.size() > 0) {
+                all.add(e);
+            }
+            for (ReachabilityTree.Node c : e.node.children()) {
+                String p = e.path.length() > 400 ? e.path : e.path + "/" + c.name();
+                stack.push(new Entry(c, p));
+            }
+        }
+        all.sort((a, b) -> Long.compare(b.node.size(), a.node.size()));
+        if (!all.isEmpty()) {
+            out.println("heaviest nodes (self bytes, objects, path):");
+        }
+        for (int i = 0; i < Math.min(top, all.size()); i++) {
+            Entry e = all.get(i);
+            out.printf(Locale.ROOT, "  %,12d %,8d  %s%n", e.node.size(), e.node.count(), e.path);
+        }
+    }
+
+    /**
+     * JSON: {@code {"name","size","count","total","totalCount","children":[...]}} nested like the tree,
+     * sizes in bytes. Written with an explicit stack (trees can be tens of thousands of levels deep).
+     */
+    static void writeJson(ReachabilityTree.Node root, OutputStream os) throws IOException {
+        JsonFactory factory = JsonFactory.builder()
+            .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build())
+            .build();
+        try (JsonGenerator g = factory.createGenerator(os, JsonEncoding.UTF8)) {
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            Deque<Object> stack = new ArrayDeque<>();
+            stack.push(root);
+            final Object closeArray = new Object();
+            while (!stack.isEmpty()) {
+                Object item = stack.pop();
+                if (item == closeArray) {
+                    g.writeEndArray();
+                    g.writeEndObject();
+                    continue;
+                }
+                ReachabilityTree.Node n = (ReachabilityTree.Node) item;
+                g.writeStartObject();
+                g.writeStringField("name", n.name());
+                g.writeNumberField("size", n.size());
+                g.writeNumberField("count", n.count());
+                g.writeNumberField("total", n.total());
+                g.writeNumberField("totalCount", n.totalCount());
+                g.writeArrayFieldStart("children");
+                stack.push(closeArray);
+                List<ReachabilityTree.Node> children = n.children();
+                for (int i = children.size() - 1; i >= 0; i--) {
+                    stack.push(children.get(i));
+                }
+            }
+            g.writeRaw('\n');
+        }
+    }
+
+}

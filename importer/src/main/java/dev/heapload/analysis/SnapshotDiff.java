@@ -1,0 +1,62 @@
+package dev.heapload.analysis;
+
+import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.ObjectIntHashMap;
+
+import dev.heapload.model.AddressFormat;
+import dev.heapload.model.HeapSnapshot;
+
+/**
+ * Which objects of a target snapshot are new relative to a baseline snapshot of the same process.
+ *
+ * <p>Identity rule: an object of the target is the same object as one of the baseline when both have
+ * the same address <b>and</b> the same type, and, for strings, the same size. A freed address can be
+ * reused by a new object (shared/docs/formats/luau-luaC_dump.md §3), so an address alone does not prove
+ * identity: an address reused by an object of another type or, for strings, another length, counts as
+ * new. (heapgraph.py uses the address alone.)
+ *
+ * @param isNew          per target object id: true when it has no counterpart in the baseline
+ * @param newCount       number of new objects
+ * @param reusedAddresses new objects whose address existed in the baseline (address reuse)
+ */
+public record SnapshotDiff(boolean[] isNew, int newCount, int reusedAddresses) {
+
+    /**
+     * Compares {@code target} against {@code baseline}.
+     *
+     * @param baseline the earlier snapshot
+     * @param target   the later snapshot
+     * @return per-object novelty of {@code target}
+     */
+    public static SnapshotDiff compare(HeapSnapshot baseline, HeapSnapshot target) {
+        boolean opaque = baseline.addressFormat() == AddressFormat.OPAQUE
+            || target.addressFormat() == AddressFormat.OPAQUE
+            || baseline.addressFormat() != target.addressFormat();
+        LongIntHashMap byKey = new LongIntHashMap(opaque ? 16 : baseline.objectCount());
+        ObjectIntHashMap<String> byText = new ObjectIntHashMap<>(opaque ? baseline.objectCount() : 16);
+        for (int o = 0; o < baseline.objectCount(); o++) {
+            if (opaque) {
+                byText.put(baseline.address(o), o);
+            } else {
+                byKey.put(baseline.addressKey(o), o);
+            }
+        }
+        int n = target.objectCount();
+        boolean[] isNew = new boolean[n];
+        int count = 0;
+        int reused = 0;
+        for (int o = 0; o < n; o++) {
+            int b = opaque ? byText.getIfAbsent(target.address(o), -1) : byKey.getIfAbsent(target.addressKey(o), -1);
+            boolean same = b >= 0 && baseline.type(b).equals(target.type(o))
+                && (!"string".equals(target.type(o)) || baseline.shallowSize(b) == target.shallowSize(o));
+            if (!same) {
+                isNew[o] = true;
+                count++;
+                if (b >= 0) {
+                    reused++;
+                }
+            }
+        }
+        return new SnapshotDiff(isNew, count, reused);
+    }
+}
