@@ -112,7 +112,10 @@ public final class HeapLoad implements Callable<Integer> {
 
     /** One-line message for an exception, never a stack trace. */
     static String oneLine(Throwable ex) {
-        if (ex instanceof DumpFormatException || ex instanceof SnapshotExistsException) {
+        if (ex instanceof SnapshotExistsException exists) {
+            return "snapshot '" + exists.id() + "' is already in the store; add --replace to overwrite it, or --name ID to load it under another id";
+        }
+        if (ex instanceof DumpFormatException) {
             return ex.getMessage();
         }
         String msg = ex.getMessage();

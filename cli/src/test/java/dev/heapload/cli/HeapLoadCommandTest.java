@@ -1,0 +1,178 @@
+package dev.heapload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.GZIPOutputStream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+import dev.heapload.store.GraphStore;
+
+/**
+ * The {@code heapload} command end to end on the bundled event-listeners dump: load, summary, graph
+ * contents, and bad input that must leave the store exactly as it was.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class HeapLoadCommandTest {
+
+    @TempDir
+    Path tmp;
+
+    Path db;
+    Path example;
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = HeapLoad.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @BeforeAll
+    void paths() {
+        example = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
+        db = tmp.resolve("db");
+    }
+
+    @Test
+    @Order(1)
+    void loadPrintsTheSummaryWithTheFilesCounts() {
+        Run r = run("--db", db.toString(), example.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("snapshot after (luau)"), r.out());
+        assertTrue(r.out().matches("(?s).*objects\\s+871 \\(79,118 bytes shallow\\).*"), r.out());
+        // per-type counts of event-listeners/after.json (its README: 274 function, 11 proto, 369 string,
+        // 213 table, 2 thread, 2 upvalue)
+        for (String line : List.of("function\\s+274 objects", "proto\\s+11 objects", "string\\s+369 objects",
+            "table\\s+213 objects", "thread\\s+2 objects", "upvalue\\s+2 objects")) {
+            assertTrue(r.out().matches("(?s).*" + line + ".*"), line + "\n" + r.out());
+        }
+        // category bytes equal stats: category 0 "main" = 102286 (= stats.size)
+        assertTrue(r.out().matches("(?s).*\\n\\s+0 main\\s+871\\s+79,118\\s+102,286\\n.*"), r.out());
+        assertTrue(r.out().contains("roots: mainthread=0x"), r.out());
+        assertTrue(r.out().contains("repaired spots: none"), r.out());
+        assertTrue(r.out().matches("(?s).*time: read .* s, analyse .* s.*"), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    @Order(2)
+    void theGraphHoldsTheSnapshotAndTheEventBusPath() throws IOException {
+        try (GraphStore store = GraphStore.open(db)) {
+            var gdb = store.database();
+            try (Transaction tx = gdb.beginTx()) {
+                Map<String, Long> types = new TreeMap<>();
+                try (Result res = tx.execute("MATCH (o:Object {snapshot:'after'}) RETURN o.type AS t, count(*) AS n")) {
+                    res.forEachRemaining(row -> types.put((String) row.get("t"), (Long) row.get("n")));
+                }
+                assertEquals(Map.of("function", 274L, "proto", 11L, "string", 369L, "table", 213L, "thread", 2L,
+                    "upvalue", 2L), types);
+                // the README's path: registry -> _MODULES -> EventBus -> ThemeChanged -> handlers
+                try (Result res = tx.execute("""
+                    MATCH (:Snapshot {id:'after'})-[:ROOT {name:'registry'}]->(reg)
+                    MATCH (reg)-[:REF {name:'_MODULES'}]->(m)-[:REF {name:'EventBus'}]->(bus)
+                          -[:REF {name:'ThemeChanged'}]->(sig)-[:REF {name:'handlers'}]->(h:Table)
+                    RETURN count(h) AS n, h.reachable AS reachable""")) {
+                    Map<String, Object> row = res.next();
+                    assertEquals(1L, row.get("n"));
+                    assertEquals(true, row.get("reachable"));
+                }
+                try (Result res = tx.execute("MATCH (s:Snapshot {id:'after'}) RETURN s.objectCount AS n, s.totalBytes AS b")) {
+                    Map<String, Object> row = res.next();
+                    assertEquals(871L, ((Number) row.get("n")).longValue());
+                    assertEquals(102286L, ((Number) row.get("b")).longValue());
+                }
+                tx.commit();
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
+    void badInputIsOneLineExitOneAndLeavesTheStoreUnchanged() throws IOException {
+        Path empty = Files.createFile(tmp.resolve("empty.json"));
+        byte[] good = Files.readAllBytes(example);
+        Path truncated = Files.write(tmp.resolve("truncated.json"), java.util.Arrays.copyOf(good, good.length / 2));
+        Path notJson = Files.writeString(tmp.resolve("notes.json"), "this is not json at all\n");
+        Path notDump = Files.writeString(tmp.resolve("config.json"), "{\"name\": \"x\", \"values\": [1, 2, 3]}\n");
+        Path truncatedGz = tmp.resolve("truncated.json.gz");
+        try (var gz = new GZIPOutputStream(Files.newOutputStream(truncatedGz))) {
+            gz.write(good, 0, good.length / 3);
+        }
+        Path missing = tmp.resolve("missing.json");
+        List<String> problems = new ArrayList<>();
+        for (Path bad : List.of(empty, truncated, notJson, notDump, truncatedGz, missing)) {
+            Run r = run("--db", db.toString(), bad.toString());
+            if (r.code() != 1) {
+                problems.add(bad.getFileName() + ": exit " + r.code());
+            }
+            String err = r.err().strip();
+            if (err.isEmpty() || err.contains("\n") || !err.contains(bad.getFileName().toString()) || err.contains("Exception")) {
+                problems.add(bad.getFileName() + ": message not one clear line naming the file: " + r.err());
+            }
+            if (!r.out().isEmpty()) {
+                problems.add(bad.getFileName() + ": printed a summary: " + r.out());
+            }
+        }
+        assertEquals(List.of(), problems);
+        assertStoreHoldsOnlyAfter();
+    }
+
+    @Test
+    @Order(4)
+    void loadingAnExistingIdIsRefusedUnlessReplaced() throws IOException {
+        Run r = run("--db", db.toString(), example.toString());
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("--replace"), r.err());
+        assertStoreHoldsOnlyAfter();
+    }
+
+    @Test
+    @Order(5)
+    void usageErrorsExitTwo() {
+        assertEquals(2, run("--no-such-option").code());
+        assertEquals(2, run("--db", db.toString()).code());
+        assertEquals(2, run("--name", "x", example.toString(), example.toString()).code());
+        assertEquals(0, run("--help").code());
+        assertTrue(run("--version").out().startsWith("heapload "));
+    }
+
+    private void assertStoreHoldsOnlyAfter() throws IOException {
+        try (GraphStore store = GraphStore.open(db)) {
+            assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
+            try (Transaction tx = store.database().beginTx();
+                 Result res = tx.execute("MATCH (o:Object) RETURN count(o) AS n")) {
+                assertEquals(871L, res.next().get("n"));
+            }
+        }
+        try (var files = Files.list(db)) {
+            assertFalse(files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building")),
+                "no half-built graph left behind");
+        }
+    }
+}
