@@ -117,8 +117,8 @@ public final class LuauDumpReader {
     public static final String VM = "luau";
 
     private static final JsonFactory JSON = JsonFactory.builder()
-        // addresses are field names: a symbol table would keep millions of them
-        .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+        // field names are a small fixed vocabulary (addresses reach the parser as string values, see
+        // LuauJsonRepair): canonicalised, they cost no String each; String.intern is not needed
         .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
         // a string's data is written in full (a 1 GiB string is a 1 GiB line, spec §4)
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
@@ -207,7 +207,8 @@ public final class LuauDumpReader {
         private int negativeObjectSizes;
 
         // current record
-        private String address;
+        private final CharSlice address = new CharSlice();
+        private char[] addressChars = new char[32];
         private String type;
 
         Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
@@ -358,28 +359,36 @@ public final class LuauDumpReader {
         private void objects() throws IOException {
             sawObjects = true;
             JsonToken t = next();
-            if (t != JsonToken.START_OBJECT) {
+            // the repair filter hands the objects map on as an array [addr, record, addr, record, …]
+            if (t != JsonToken.START_ARRAY || !chunks.repair().reshapedObjects()) {
                 throw fail("not a Luau heap dump: \"objects\" is " + describe(t) + ", not an object");
             }
-            while ((t = next()) == JsonToken.FIELD_NAME) {
-                String addr = p.currentName();
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                if (t != JsonToken.VALUE_STRING) {
+                    throw fail("invalid JSON: unexpected " + describe(t) + " in \"objects\"");
+                }
+                int n = p.getTextLength();
+                if (n > addressChars.length) {
+                    addressChars = new char[Math.max(n, 2 * addressChars.length)];
+                }
+                System.arraycopy(p.getTextCharacters(), p.getTextOffset(), addressChars, 0, n);
+                address.set(addressChars, 0, n);
                 t = next();
-                if (addr.length() == 1 && addr.charAt(0) == '0') {
+                if (n == 1 && addressChars[0] == '0') {
                     skip(t); // sentinel record "to avoid issues with trailing ," (spec §2)
                     continue;
                 }
                 if (t != JsonToken.START_OBJECT) {
-                    throw fail("not a Luau heap dump: the record of \"" + addr + "\" is " + describe(t) + ", not an object");
+                    throw fail("not a Luau heap dump: the record of \"" + address + "\" is " + describe(t) + ", not an object");
                 }
-                record(addr);
+                record();
             }
         }
 
         // ------------------------------------------------------------------------------------------
         // one object record
 
-        private void record(String addr) throws IOException {
-            address = addr;
+        private void record() throws IOException {
             type = null;
             int cat = -1;
             long size = 0;
@@ -428,7 +437,7 @@ public final class LuauDumpReader {
                     case "tag" -> integer(v, field);
                     case "open" -> {
                         if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
-                            throw fail("\"open\" of " + addr + " is " + describe(v) + ", expected a boolean");
+                            throw fail("\"open\" of " + address + " is " + describe(v) + ", expected a boolean");
                         }
                     }
                     case "pairs" -> pairs(v);
@@ -465,7 +474,7 @@ public final class LuauDumpReader {
                 }
             }
             if (t != JsonToken.END_OBJECT) {
-                throw fail("invalid JSON: unexpected " + describe(t) + " in the record of " + addr);
+                throw fail("invalid JSON: unexpected " + describe(t) + " in the record of " + address);
             }
             if (id < 0) {
                 id = define(size, cat);

@@ -37,6 +37,12 @@ import java.util.List;
  * <p>To recognise those places the filter tracks the JSON structure (objects/arrays, keys, the
  * {@code type} of the current record); it does not validate it: Jackson does.
  *
+ * <p>One change is not a repair but a reshaping for speed: the {@code objects} member, an object keyed
+ * by address, is handed on as an array of alternating address strings and records ({@code {} → {@code [},
+ * each {@code :} → {@code ,}, the closing brace → {@code ]}; same length, so no offset moves). Jackson
+ * then reads addresses as string values, which cost no {@link String} and no symbol-table entry,
+ * instead of millions of distinct field names.
+ *
  * <p>Every repaired spot is counted per {@link Repair kind}, with the offset of the first one;
  * {@link #originalOffset(long)} maps an offset of the repaired output back to the input, so errors can
  * be reported in offsets of the dump as written.
@@ -158,6 +164,7 @@ final class LuauJsonRepair extends InputStream {
     private final boolean[] expectKey = new boolean[MAX_TRACKED_DEPTH];
     private final byte[] key = new byte[MAX_TRACKED_DEPTH];
 
+    private volatile boolean reshapedObjects;
     private boolean recordIsClass;
     private int stackCount;
     private int stackNameIndex;
@@ -211,6 +218,14 @@ final class LuauJsonRepair extends InputStream {
     @Override
     public void close() throws IOException {
         in.close();
+    }
+
+    /**
+     * True once the {@code objects} object was opened and is being handed on as an array (see the class
+     * doc). May be read from another thread than the one reading this stream.
+     */
+    boolean reshapedObjects() {
+        return reshapedObjects;
     }
 
     /** Number of input bytes read from the underlying stream so far. */
@@ -344,18 +359,21 @@ final class LuauJsonRepair extends InputStream {
             }
             case '{', '[' -> {
                 push(b == '{');
-                out[op++] = (byte) b;
+                if (topRole() == R_OBJECTS) {
+                    reshapedObjects = true;
+                }
+                out[op++] = (byte) (topRole() == R_OBJECTS ? '[' : b);
                 ip++;
             }
             case '}', ']' -> {
+                out[op++] = (byte) (topRole() == R_OBJECTS ? ']' : b);
                 if (depth > 0) {
                     depth--;
                 }
-                out[op++] = (byte) b;
                 ip++;
             }
             case ':' -> {
-                out[op++] = ':';
+                out[op++] = (byte) (topRole() == R_OBJECTS ? ',' : ':');
                 ip++;
                 colon();
             }
@@ -365,6 +383,10 @@ final class LuauJsonRepair extends InputStream {
                 ip++;
             }
         }
+    }
+
+    private byte topRole() {
+        return depth == 0 || depth > MAX_TRACKED_DEPTH ? R_OTHER : role[depth - 1];
     }
 
     private int classifyString() {
