@@ -575,12 +575,19 @@ final class LuauJsonRepair extends InputStream {
     }
 
     private byte identifyKey() {
-        for (byte k = 1; k < KEY_TEXT.length; k++) {
-            if (captured(KEY_TEXT[k])) {
-                return k;
-            }
+        if (capLen < 4 || capLen > 13) {
+            return K_OTHER; // the keys we look for are 4..13 bytes
         }
-        return K_OTHER;
+        byte k = switch (cap[0]) {
+            case 'o' -> K_OBJECTS;
+            case 'c' -> K_CATEGORIES;
+            case 'n' -> K_NAME;
+            case 't' -> K_TYPE;
+            case 's' -> capLen == 10 ? K_STACKNAMES : capLen == 13 ? K_STATICMEMBERS
+                : cap[3] == 't' ? K_STATS : K_STACK;
+            default -> K_OTHER;
+        };
+        return k != K_OTHER && captured(KEY_TEXT[k]) ? k : K_OTHER;
     }
 
     private boolean captured(byte[] text) {
