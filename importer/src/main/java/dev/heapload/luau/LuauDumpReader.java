@@ -21,7 +21,6 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.async.ByteArrayFeeder;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
@@ -45,7 +44,7 @@ import dev.heapload.model.SnapshotInfo;
  * name). The file is read once, as a stream, on a helper thread that also computes its SHA-256 and
  * decompresses it; a repairing filter ({@code LuauJsonRepair}) fixes the invalid JSON the VM writes in
  * known cases (spec §7: unescaped C function / category / stack names, unquoted class names,
- * unterminated {@code staticmembers}, empty {@code "<addr>":,} vector records); Jackson's non-blocking
+ * unterminated {@code staticmembers}, empty {@code "<addr>":,} vector records); Jackson's streaming
  * byte parser tokenises the result. No tree of the document is built.
  *
  * <h2>Output</h2>
@@ -168,7 +167,7 @@ public final class LuauDumpReader {
         }
         Path fileName = file.getFileName();
         progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
-        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader")) {
+        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader", progress::step)) {
             return new Parse(name, chunks, progress, size).run(snapshotId);
         } finally {
             progress.end();
@@ -182,8 +181,7 @@ public final class LuauDumpReader {
         private final RepairedChunks chunks;
         private final Progress progress;
         private final long fileSize;
-        private final JsonParser p;
-        private final ByteArrayFeeder feeder;
+        private JsonParser p;
         private final CharSlice slice = new CharSlice();
         private final HeapSnapshotBuilder b = new HeapSnapshotBuilder();
         private final int[] kind = new int[KINDS.length];
@@ -209,6 +207,7 @@ public final class LuauDumpReader {
         // current record
         private final CharSlice address = new CharSlice();
         private char[] addressChars = new char[32];
+        private long recordOffset = -1;
         private String type;
 
         Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
@@ -216,8 +215,6 @@ public final class LuauDumpReader {
             this.chunks = chunks;
             this.progress = progress;
             this.fileSize = fileSize;
-            this.p = JSON.createNonBlockingByteArrayParser();
-            this.feeder = (ByteArrayFeeder) p.getNonBlockingInputFeeder();
             for (int i = 0; i < KINDS.length; i++) {
                 kind[i] = b.kind(KINDS[i]);
             }
@@ -225,6 +222,7 @@ public final class LuauDumpReader {
 
         HeapSnapshot run(String snapshotId) throws IOException {
             try {
+                p = JSON.createParser(chunks); // reads the first bytes
                 document();
             } catch (JsonEOFException e) {
                 throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
@@ -239,9 +237,6 @@ public final class LuauDumpReader {
                     throw new DumpFormatException(file, e.decodedOffset(), "corrupt gzip data: " + oneLine(cause.getMessage()));
                 }
                 throw cause;
-            } catch (IllegalStateException e) {
-                // the builder's limits (an address defined twice, more than 256 types)
-                throw error(p.currentTokenLocation(), oneLine(e.getMessage()));
             }
             postPass();
             List<String> warnings = new ArrayList<>(chunks.repair().warnings());
@@ -255,16 +250,7 @@ public final class LuauDumpReader {
         // token plumbing
 
         private JsonToken next() throws IOException {
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.NOT_AVAILABLE) {
-                if (chunks.next()) {
-                    feeder.feedInput(chunks.data(), 0, chunks.length());
-                    progress.step(chunks.fileBytes());
-                } else {
-                    feeder.endOfInput();
-                }
-            }
-            return t;
+            return p.nextToken();
         }
 
         /** Skips the value whose first token is current. */
@@ -287,16 +273,26 @@ public final class LuauDumpReader {
         }
 
         private DumpFormatException error(JsonLocation at, String reason) throws IOException {
+            return errorAt(at == null ? -1 : at.getByteOffset(), reason);
+        }
+
+        /** @param offset an offset in the repaired stream Jackson reads, or -1 */
+        private DumpFormatException errorAt(long offset, String reason) throws IOException {
             chunks.close(); // stop the producer so its offset map is stable
-            long offset = -1;
-            if (at != null && at.getByteOffset() >= 0 && chunks.repair() != null) {
-                offset = chunks.repair().originalOffset(at.getByteOffset());
+            long original = -1;
+            if (offset >= 0 && chunks.repair() != null) {
+                original = chunks.repair().originalOffset(offset);
             }
-            return new DumpFormatException(file, offset, reason);
+            return new DumpFormatException(file, original, reason);
         }
 
         private DumpFormatException fail(String reason) throws IOException {
             return error(p.currentTokenLocation(), reason);
+        }
+
+        /** Fails at the start of the current record (its address). */
+        private DumpFormatException failRecord(String reason) throws IOException {
+            return errorAt(recordOffset, reason);
         }
 
         private static String oneLine(String s) {
@@ -373,6 +369,7 @@ public final class LuauDumpReader {
                 }
                 System.arraycopy(p.getTextCharacters(), p.getTextOffset(), addressChars, 0, n);
                 address.set(addressChars, 0, n);
+                recordOffset = tokenOffset();
                 t = next();
                 if (n == 1 && addressChars[0] == '0') {
                     skip(t); // sentinel record "to avoid issues with trailing ," (spec §2)
@@ -503,13 +500,19 @@ public final class LuauDumpReader {
 
         private int define(long size, int cat) throws IOException {
             if (type == null) {
-                throw fail("not a Luau heap dump: the record of \"" + address + "\" has no \"type\"");
+                throw failRecord("not a Luau heap dump: the record of \"" + address + "\" has no \"type\"");
             }
             try {
                 return b.defineObject(address, type, size, cat, null);
             } catch (IllegalStateException e) {
-                throw fail(oneLine(e.getMessage()));
+                // the builder's limits: an address defined twice, more than 256 types
+                throw failRecord(oneLine(e.getMessage()));
             }
+        }
+
+        /** Byte offset (in the repaired stream) where the current token starts. */
+        private long tokenOffset() {
+            return p.currentTokenLocation().getByteOffset();
         }
 
         private String typeName(JsonToken v) throws IOException {
