@@ -92,6 +92,42 @@ class LuauBundledFixturesTest {
     }
 
     @Test
+    void progressCountsBytesOfTheFileAsStored(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        byte[] json = java.nio.file.Files.readAllBytes(LuauBadInputTest.bundled("event-listeners/after.json"));
+        java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write(json);
+        }
+        Path file = java.nio.file.Files.write(dir.resolve("after.json.gz"), gz.toByteArray());
+        List<String> calls = new ArrayList<>();
+        List<Long> steps = new ArrayList<>();
+        new LuauDumpReader().read(file, "p", new Progress() {
+            @Override
+            public void start(String phase, long total, String unit) {
+                calls.add("start " + phase + " " + total + " " + unit);
+            }
+
+            @Override
+            public void step(long done) {
+                steps.add(done);
+            }
+
+            @Override
+            public void end() {
+                calls.add("end");
+            }
+        });
+        long size = gz.size();
+        assertEquals(List.of("start read after.json.gz " + size + " B", "end"), calls);
+        assertTrue(steps.size() >= 2, steps.toString());
+        for (int i = 1; i < steps.size(); i++) {
+            assertTrue(steps.get(i) >= steps.get(i - 1), steps.toString());
+        }
+        assertTrue(steps.get(0) > 0 && steps.get(0) <= size, steps.toString());
+        assertEquals(size, steps.get(steps.size() - 1));
+    }
+
+    @Test
     void unescapedNamesFixture() throws IOException {
         HeapSnapshot s = read("edge-unescaped-names/after.json");
         assertEquals(544, s.objectCount());
