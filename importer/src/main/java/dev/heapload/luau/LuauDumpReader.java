@@ -127,7 +127,27 @@ public final class LuauDumpReader {
         "table", "function", "string", "userdata", "thread", "proto", "upvalue", "buffer", "class", "object", "vector",
     };
 
-    /** Reference kinds, in the order their ids are assigned. */
+    // indexes into KINDS
+    private static final int KEY = 0;
+    private static final int VALUE = 1;
+    private static final int ARRAY = 2;
+    private static final int METATABLE = 3;
+    private static final int ENV = 4;
+    private static final int PROTO = 5;
+    private static final int UPVALUE = 6;
+    private static final int UPVALUE_OBJECT = 7;
+    private static final int STACK = 8;
+    private static final int CONSTANT = 9;
+    private static final int CHILD_PROTO = 10;
+    private static final int CLASS = 11;
+    private static final int MEMBER = 12;
+    private static final int SUPER = 13;
+    private static final int MEMBER_NAME = 14;
+    private static final int STATIC_MEMBER = 15;
+    private static final int INSTANCE_METATABLE = 16;
+    private static final int MEMBERS_TO_OFFSET = 17;
+
+    /** Reference kinds, in the order their ids are assigned (indexes: the constants above). */
     static final String[] KINDS = {
         "key", "value", "array", "metatable", "env", "proto", "upvalue", "upvalue-object", "stack", "constant",
         "child-proto", "class", "member", "super", "member-name", "static-member", "instance-metatable",
@@ -184,6 +204,7 @@ public final class LuauDumpReader {
         private JsonParser p;
         private final CharSlice slice = new CharSlice();
         private final HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        /** Builder kind ids, indexed by the constants KEY, VALUE, … */
         private final int[] kind = new int[KINDS.length];
 
         /** Bit r set: reference r is a table value whose key is reference r-1 (same pair). */
@@ -221,8 +242,8 @@ public final class LuauDumpReader {
         }
 
         HeapSnapshot run(String snapshotId) throws IOException {
-            try {
-                p = JSON.createParser(chunks); // reads the first bytes
+            try (JsonParser parser = JSON.createParser(chunks)) { // reads the first bytes
+                p = parser;
                 document();
             } catch (JsonEOFException e) {
                 throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
@@ -438,15 +459,15 @@ public final class LuauDumpReader {
                         }
                     }
                     case "pairs" -> pairs(v);
-                    case "array" -> addresses(v, field, kind[2]);
-                    case "metatable" -> reference(v, field, kind[3]);
-                    case "env" -> reference(v, field, kind[4]);
-                    case "proto" -> proto = reference(v, field, kind[5]);
+                    case "array" -> addresses(v, field, kind[ARRAY]);
+                    case "metatable" -> reference(v, field, kind[METATABLE]);
+                    case "env" -> reference(v, field, kind[ENV]);
+                    case "proto" -> proto = reference(v, field, kind[PROTO]);
                     case "upvalues" -> {
                         firstUpvalue = b.referenceCount();
-                        upvalues = addresses(v, field, kind[6]);
+                        upvalues = addresses(v, field, kind[UPVALUE]);
                     }
-                    case "object" -> reference(v, field, kind[7]);
+                    case "object" -> reference(v, field, kind[UPVALUE_OBJECT]);
                     case "stack" -> {
                         stack(v);
                         stackPending = true;
@@ -455,15 +476,15 @@ public final class LuauDumpReader {
                         stackNames(v);
                         stackPending = false;
                     }
-                    case "constants" -> addresses(v, field, kind[9]);
-                    case "protos" -> addresses(v, field, kind[10]);
-                    case "class", "classobj" -> reference(v, field, kind[11]);
-                    case "members" -> addresses(v, field, kind[12]);
-                    case "super" -> reference(v, field, kind[13]);
-                    case "membernames" -> addresses(v, field, kind[14]);
-                    case "staticmembers" -> addresses(v, field, kind[15]);
-                    case "instancemetatable" -> reference(v, field, kind[16]);
-                    case "memberstooffset" -> reference(v, field, kind[17]);
+                    case "constants" -> addresses(v, field, kind[CONSTANT]);
+                    case "protos" -> addresses(v, field, kind[CHILD_PROTO]);
+                    case "class", "classobj" -> reference(v, field, kind[CLASS]);
+                    case "members" -> addresses(v, field, kind[MEMBER]);
+                    case "super" -> reference(v, field, kind[SUPER]);
+                    case "membernames" -> addresses(v, field, kind[MEMBER_NAME]);
+                    case "staticmembers" -> addresses(v, field, kind[STATIC_MEMBER]);
+                    case "instancemetatable" -> reference(v, field, kind[INSTANCE_METATABLE]);
+                    case "memberstooffset" -> reference(v, field, kind[MEMBERS_TO_OFFSET]);
                     default -> {
                         unknownFields.add(type + "." + field);
                         skip(v);
@@ -597,10 +618,10 @@ public final class LuauDumpReader {
                 }
                 int value = pairElement(t);
                 if (key >= 0) {
-                    b.addReference(key, kind[0], HeapSnapshot.NO_NAME, 0);
+                    b.addReference(key, kind[KEY], HeapSnapshot.NO_NAME, 0);
                 }
                 if (value >= 0) {
-                    int r = b.addReference(value, kind[1], HeapSnapshot.NO_NAME, 0);
+                    int r = b.addReference(value, kind[VALUE], HeapSnapshot.NO_NAME, 0);
                     if (key >= 0) {
                         pairedValue.set(r);
                     }
@@ -649,7 +670,7 @@ public final class LuauDumpReader {
                     throw fail("an element of \"stacknames\" of " + address + " is " + describe(t) + ", expected a string or null");
                 }
                 if (i < pendingStack.size()) {
-                    b.addReference(pendingStack.get(i), kind[8], b.name(name), 0);
+                    b.addReference(pendingStack.get(i), kind[STACK], b.name(name), 0);
                 }
                 i++;
             }
@@ -661,7 +682,7 @@ public final class LuauDumpReader {
 
         private void flushStack(int from) {
             for (int i = from; i < pendingStack.size(); i++) {
-                b.addReference(pendingStack.get(i), kind[8], HeapSnapshot.NO_NAME, 0);
+                b.addReference(pendingStack.get(i), kind[STACK], HeapSnapshot.NO_NAME, 0);
             }
             pendingStack.clear();
         }
@@ -778,10 +799,10 @@ public final class LuauDumpReader {
         private void postPass() {
             int refs = b.referenceCount();
             int objects = b.objectCount();
-            int keyKind = kind[0];
-            int valueKind = kind[1];
-            int arrayKind = kind[2];
-            int metatableKind = kind[3];
+            int keyKind = kind[KEY];
+            int valueKind = kind[VALUE];
+            int arrayKind = kind[ARRAY];
+            int metatableKind = kind[METATABLE];
 
             // table values under string keys are named by the key's text; find __mode fields
             byte[] metatableMode = null;
