@@ -20,16 +20,16 @@ import java.util.List;
  *   <li>VMs built with {@code LUA_VECTOR_DOUBLE}: a vector's record is empty, {@code "0x…":,}.</li>
  * </ol>
  * The writer never writes a backslash escape anywhere (escaped fields use {@code ?}, spec §4), so
- * every backslash in the input is a literal byte and is written as {@code \\}. Control characters
- * are written as {@code \}{@code u00XX}. A byte that does not start a well-formed UTF-8 sequence
+ * every backslash in the input is a literal byte and is written as <code>&#92;&#92;</code>. Control characters
+ * are written as <code>&#92;u00XX</code>. A byte that does not start a well-formed UTF-8 sequence
  * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) is written as the Latin-1
- * character {@code \}{@code u00XX}; well-formed sequences are kept. These three rules apply to every
+ * character <code>&#92;u00XX</code>; well-formed sequences are kept. These three rules apply to every
  * string. Inside the unescaped fields of (1), a quote ends the string only when it is followed by the
  * bytes that can end that field: for a {@code name}, a comma (optionally a space) and the next key
- * ({@code ","proto":}, {@code ", "size":}) or the closing brace of the record ({@code "\}}} followed
+ * ({@code ","proto":}, {@code ", "size":}) or the closing brace of the record (<code>"&#125;</code> followed
  * by {@code ,} or a line break); for a {@code stacknames} entry, {@code ,"} or {@code ,null} before
- * the last entry and {@code ]\}} after it (the number of entries equals the number of {@code stack}
- * elements, spec §4). Any other quote is literal and written as {@code \"}. An unquoted class name is
+ * the last entry and <code>"]&#125;</code> after it (the number of entries equals the number of {@code stack}
+ * elements, spec §4). Any other quote is literal and written as <code>&#92;"</code>. An unquoted class name is
  * wrapped in quotes (it ends before {@code ,"<key>":}); an unterminated {@code staticmembers} array is
  * closed before the first {@code ,"<key>":} found inside it; an empty record gets the value
  * {@code {"type":"vector"}}.
@@ -38,7 +38,7 @@ import java.util.List;
  * {@code type} of the current record); it does not validate it: Jackson does.
  *
  * <p>One change is not a repair but a reshaping for speed: the {@code objects} member, an object keyed
- * by address, is handed on as an array of alternating address strings and records ({@code {} → {@code [},
+ * by address, is handed on as an array of alternating address strings and records (<code>&#123;</code> → {@code [},
  * each {@code :} → {@code ,}, the closing brace → {@code ]}; same length, so no offset moves). Jackson
  * then reads addresses as string values, which cost no {@link String} and no symbol-table entry,
  * instead of millions of distinct field names.
