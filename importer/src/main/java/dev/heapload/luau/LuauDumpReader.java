@@ -21,7 +21,6 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.async.ByteArrayFeeder;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
@@ -45,7 +44,7 @@ import dev.heapload.model.SnapshotInfo;
  * name). The file is read once, as a stream, on a helper thread that also computes its SHA-256 and
  * decompresses it; a repairing filter ({@code LuauJsonRepair}) fixes the invalid JSON the VM writes in
  * known cases (spec §7: unescaped C function / category / stack names, unquoted class names,
- * unterminated {@code staticmembers}, empty {@code "<addr>":,} vector records); Jackson's non-blocking
+ * unterminated {@code staticmembers}, empty {@code "<addr>":,} vector records); Jackson's streaming
  * byte parser tokenises the result. No tree of the document is built.
  *
  * <h2>Output</h2>
@@ -117,8 +116,8 @@ public final class LuauDumpReader {
     public static final String VM = "luau";
 
     private static final JsonFactory JSON = JsonFactory.builder()
-        // addresses are field names: a symbol table would keep millions of them
-        .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+        // field names are a small fixed vocabulary (addresses reach the parser as string values, see
+        // LuauJsonRepair): canonicalised, they cost no String each; String.intern is not needed
         .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
         // a string's data is written in full (a 1 GiB string is a 1 GiB line, spec §4)
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
@@ -128,7 +127,27 @@ public final class LuauDumpReader {
         "table", "function", "string", "userdata", "thread", "proto", "upvalue", "buffer", "class", "object", "vector",
     };
 
-    /** Reference kinds, in the order their ids are assigned. */
+    // indexes into KINDS
+    private static final int KEY = 0;
+    private static final int VALUE = 1;
+    private static final int ARRAY = 2;
+    private static final int METATABLE = 3;
+    private static final int ENV = 4;
+    private static final int PROTO = 5;
+    private static final int UPVALUE = 6;
+    private static final int UPVALUE_OBJECT = 7;
+    private static final int STACK = 8;
+    private static final int CONSTANT = 9;
+    private static final int CHILD_PROTO = 10;
+    private static final int CLASS = 11;
+    private static final int MEMBER = 12;
+    private static final int SUPER = 13;
+    private static final int MEMBER_NAME = 14;
+    private static final int STATIC_MEMBER = 15;
+    private static final int INSTANCE_METATABLE = 16;
+    private static final int MEMBERS_TO_OFFSET = 17;
+
+    /** Reference kinds, in the order their ids are assigned (indexes: the constants above). */
     static final String[] KINDS = {
         "key", "value", "array", "metatable", "env", "proto", "upvalue", "upvalue-object", "stack", "constant",
         "child-proto", "class", "member", "super", "member-name", "static-member", "instance-metatable",
@@ -168,7 +187,7 @@ public final class LuauDumpReader {
         }
         Path fileName = file.getFileName();
         progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
-        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader")) {
+        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader", progress::step)) {
             return new Parse(name, chunks, progress, size).run(snapshotId);
         } finally {
             progress.end();
@@ -182,10 +201,10 @@ public final class LuauDumpReader {
         private final RepairedChunks chunks;
         private final Progress progress;
         private final long fileSize;
-        private final JsonParser p;
-        private final ByteArrayFeeder feeder;
+        private JsonParser p;
         private final CharSlice slice = new CharSlice();
         private final HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        /** Builder kind ids, indexed by the constants KEY, VALUE, … */
         private final int[] kind = new int[KINDS.length];
 
         /** Bit r set: reference r is a table value whose key is reference r-1 (same pair). */
@@ -207,7 +226,9 @@ public final class LuauDumpReader {
         private int negativeObjectSizes;
 
         // current record
-        private String address;
+        private final CharSlice address = new CharSlice();
+        private char[] addressChars = new char[32];
+        private long recordOffset = -1;
         private String type;
 
         Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
@@ -215,15 +236,14 @@ public final class LuauDumpReader {
             this.chunks = chunks;
             this.progress = progress;
             this.fileSize = fileSize;
-            this.p = JSON.createNonBlockingByteArrayParser();
-            this.feeder = (ByteArrayFeeder) p.getNonBlockingInputFeeder();
             for (int i = 0; i < KINDS.length; i++) {
                 kind[i] = b.kind(KINDS[i]);
             }
         }
 
         HeapSnapshot run(String snapshotId) throws IOException {
-            try {
+            try (JsonParser parser = JSON.createParser(chunks)) { // reads the first bytes
+                p = parser;
                 document();
             } catch (JsonEOFException e) {
                 throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
@@ -238,9 +258,6 @@ public final class LuauDumpReader {
                     throw new DumpFormatException(file, e.decodedOffset(), "corrupt gzip data: " + oneLine(cause.getMessage()));
                 }
                 throw cause;
-            } catch (IllegalStateException e) {
-                // the builder's limits (an address defined twice, more than 256 types)
-                throw error(p.currentTokenLocation(), oneLine(e.getMessage()));
             }
             postPass();
             List<String> warnings = new ArrayList<>(chunks.repair().warnings());
@@ -254,16 +271,7 @@ public final class LuauDumpReader {
         // token plumbing
 
         private JsonToken next() throws IOException {
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.NOT_AVAILABLE) {
-                if (chunks.next()) {
-                    feeder.feedInput(chunks.data(), 0, chunks.length());
-                    progress.step(chunks.fileBytes());
-                } else {
-                    feeder.endOfInput();
-                }
-            }
-            return t;
+            return p.nextToken();
         }
 
         /** Skips the value whose first token is current. */
@@ -286,16 +294,26 @@ public final class LuauDumpReader {
         }
 
         private DumpFormatException error(JsonLocation at, String reason) throws IOException {
+            return errorAt(at == null ? -1 : at.getByteOffset(), reason);
+        }
+
+        /** @param offset an offset in the repaired stream Jackson reads, or -1 */
+        private DumpFormatException errorAt(long offset, String reason) throws IOException {
             chunks.close(); // stop the producer so its offset map is stable
-            long offset = -1;
-            if (at != null && at.getByteOffset() >= 0 && chunks.repair() != null) {
-                offset = chunks.repair().originalOffset(at.getByteOffset());
+            long original = -1;
+            if (offset >= 0 && chunks.repair() != null) {
+                original = chunks.repair().originalOffset(offset);
             }
-            return new DumpFormatException(file, offset, reason);
+            return new DumpFormatException(file, original, reason);
         }
 
         private DumpFormatException fail(String reason) throws IOException {
             return error(p.currentTokenLocation(), reason);
+        }
+
+        /** Fails at the start of the current record (its address). */
+        private DumpFormatException failRecord(String reason) throws IOException {
+            return errorAt(recordOffset, reason);
         }
 
         private static String oneLine(String s) {
@@ -358,28 +376,37 @@ public final class LuauDumpReader {
         private void objects() throws IOException {
             sawObjects = true;
             JsonToken t = next();
-            if (t != JsonToken.START_OBJECT) {
+            // the repair filter hands the objects map on as an array [addr, record, addr, record, …]
+            if (t != JsonToken.START_ARRAY || !chunks.repair().reshapedObjects()) {
                 throw fail("not a Luau heap dump: \"objects\" is " + describe(t) + ", not an object");
             }
-            while ((t = next()) == JsonToken.FIELD_NAME) {
-                String addr = p.currentName();
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                if (t != JsonToken.VALUE_STRING) {
+                    throw fail("invalid JSON: unexpected " + describe(t) + " in \"objects\"");
+                }
+                int n = p.getTextLength();
+                if (n > addressChars.length) {
+                    addressChars = new char[Math.max(n, 2 * addressChars.length)];
+                }
+                System.arraycopy(p.getTextCharacters(), p.getTextOffset(), addressChars, 0, n);
+                address.set(addressChars, 0, n);
+                recordOffset = tokenOffset();
                 t = next();
-                if (addr.length() == 1 && addr.charAt(0) == '0') {
+                if (n == 1 && addressChars[0] == '0') {
                     skip(t); // sentinel record "to avoid issues with trailing ," (spec §2)
                     continue;
                 }
                 if (t != JsonToken.START_OBJECT) {
-                    throw fail("not a Luau heap dump: the record of \"" + addr + "\" is " + describe(t) + ", not an object");
+                    throw fail("not a Luau heap dump: the record of \"" + address + "\" is " + describe(t) + ", not an object");
                 }
-                record(addr);
+                record();
             }
         }
 
         // ------------------------------------------------------------------------------------------
         // one object record
 
-        private void record(String addr) throws IOException {
-            address = addr;
+        private void record() throws IOException {
             type = null;
             int cat = -1;
             long size = 0;
@@ -428,19 +455,19 @@ public final class LuauDumpReader {
                     case "tag" -> integer(v, field);
                     case "open" -> {
                         if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
-                            throw fail("\"open\" of " + addr + " is " + describe(v) + ", expected a boolean");
+                            throw fail("\"open\" of " + address + " is " + describe(v) + ", expected a boolean");
                         }
                     }
                     case "pairs" -> pairs(v);
-                    case "array" -> addresses(v, field, kind[2]);
-                    case "metatable" -> reference(v, field, kind[3]);
-                    case "env" -> reference(v, field, kind[4]);
-                    case "proto" -> proto = reference(v, field, kind[5]);
+                    case "array" -> addresses(v, field, kind[ARRAY]);
+                    case "metatable" -> reference(v, field, kind[METATABLE]);
+                    case "env" -> reference(v, field, kind[ENV]);
+                    case "proto" -> proto = reference(v, field, kind[PROTO]);
                     case "upvalues" -> {
                         firstUpvalue = b.referenceCount();
-                        upvalues = addresses(v, field, kind[6]);
+                        upvalues = addresses(v, field, kind[UPVALUE]);
                     }
-                    case "object" -> reference(v, field, kind[7]);
+                    case "object" -> reference(v, field, kind[UPVALUE_OBJECT]);
                     case "stack" -> {
                         stack(v);
                         stackPending = true;
@@ -449,15 +476,15 @@ public final class LuauDumpReader {
                         stackNames(v);
                         stackPending = false;
                     }
-                    case "constants" -> addresses(v, field, kind[9]);
-                    case "protos" -> addresses(v, field, kind[10]);
-                    case "class", "classobj" -> reference(v, field, kind[11]);
-                    case "members" -> addresses(v, field, kind[12]);
-                    case "super" -> reference(v, field, kind[13]);
-                    case "membernames" -> addresses(v, field, kind[14]);
-                    case "staticmembers" -> addresses(v, field, kind[15]);
-                    case "instancemetatable" -> reference(v, field, kind[16]);
-                    case "memberstooffset" -> reference(v, field, kind[17]);
+                    case "constants" -> addresses(v, field, kind[CONSTANT]);
+                    case "protos" -> addresses(v, field, kind[CHILD_PROTO]);
+                    case "class", "classobj" -> reference(v, field, kind[CLASS]);
+                    case "members" -> addresses(v, field, kind[MEMBER]);
+                    case "super" -> reference(v, field, kind[SUPER]);
+                    case "membernames" -> addresses(v, field, kind[MEMBER_NAME]);
+                    case "staticmembers" -> addresses(v, field, kind[STATIC_MEMBER]);
+                    case "instancemetatable" -> reference(v, field, kind[INSTANCE_METATABLE]);
+                    case "memberstooffset" -> reference(v, field, kind[MEMBERS_TO_OFFSET]);
                     default -> {
                         unknownFields.add(type + "." + field);
                         skip(v);
@@ -465,7 +492,7 @@ public final class LuauDumpReader {
                 }
             }
             if (t != JsonToken.END_OBJECT) {
-                throw fail("invalid JSON: unexpected " + describe(t) + " in the record of " + addr);
+                throw fail("invalid JSON: unexpected " + describe(t) + " in the record of " + address);
             }
             if (id < 0) {
                 id = define(size, cat);
@@ -494,13 +521,19 @@ public final class LuauDumpReader {
 
         private int define(long size, int cat) throws IOException {
             if (type == null) {
-                throw fail("not a Luau heap dump: the record of \"" + address + "\" has no \"type\"");
+                throw failRecord("not a Luau heap dump: the record of \"" + address + "\" has no \"type\"");
             }
             try {
                 return b.defineObject(address, type, size, cat, null);
             } catch (IllegalStateException e) {
-                throw fail(oneLine(e.getMessage()));
+                // the builder's limits: an address defined twice, more than 256 types
+                throw failRecord(oneLine(e.getMessage()));
             }
+        }
+
+        /** Byte offset (in the repaired stream) where the current token starts. */
+        private long tokenOffset() {
+            return p.currentTokenLocation().getByteOffset();
         }
 
         private String typeName(JsonToken v) throws IOException {
@@ -585,10 +618,10 @@ public final class LuauDumpReader {
                 }
                 int value = pairElement(t);
                 if (key >= 0) {
-                    b.addReference(key, kind[0], HeapSnapshot.NO_NAME, 0);
+                    b.addReference(key, kind[KEY], HeapSnapshot.NO_NAME, 0);
                 }
                 if (value >= 0) {
-                    int r = b.addReference(value, kind[1], HeapSnapshot.NO_NAME, 0);
+                    int r = b.addReference(value, kind[VALUE], HeapSnapshot.NO_NAME, 0);
                     if (key >= 0) {
                         pairedValue.set(r);
                     }
@@ -637,7 +670,7 @@ public final class LuauDumpReader {
                     throw fail("an element of \"stacknames\" of " + address + " is " + describe(t) + ", expected a string or null");
                 }
                 if (i < pendingStack.size()) {
-                    b.addReference(pendingStack.get(i), kind[8], b.name(name), 0);
+                    b.addReference(pendingStack.get(i), kind[STACK], b.name(name), 0);
                 }
                 i++;
             }
@@ -649,7 +682,7 @@ public final class LuauDumpReader {
 
         private void flushStack(int from) {
             for (int i = from; i < pendingStack.size(); i++) {
-                b.addReference(pendingStack.get(i), kind[8], HeapSnapshot.NO_NAME, 0);
+                b.addReference(pendingStack.get(i), kind[STACK], HeapSnapshot.NO_NAME, 0);
             }
             pendingStack.clear();
         }
@@ -766,10 +799,10 @@ public final class LuauDumpReader {
         private void postPass() {
             int refs = b.referenceCount();
             int objects = b.objectCount();
-            int keyKind = kind[0];
-            int valueKind = kind[1];
-            int arrayKind = kind[2];
-            int metatableKind = kind[3];
+            int keyKind = kind[KEY];
+            int valueKind = kind[VALUE];
+            int arrayKind = kind[ARRAY];
+            int metatableKind = kind[METATABLE];
 
             // table values under string keys are named by the key's text; find __mode fields
             byte[] metatableMode = null;

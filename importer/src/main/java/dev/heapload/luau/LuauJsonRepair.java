@@ -20,22 +20,28 @@ import java.util.List;
  *   <li>VMs built with {@code LUA_VECTOR_DOUBLE}: a vector's record is empty, {@code "0x…":,}.</li>
  * </ol>
  * The writer never writes a backslash escape anywhere (escaped fields use {@code ?}, spec §4), so
- * every backslash in the input is a literal byte and is written as {@code \\}. Control characters
- * are written as {@code \}{@code u00XX}. A byte that does not start a well-formed UTF-8 sequence
+ * every backslash in the input is a literal byte and is written as <code>&#92;&#92;</code>. Control characters
+ * are written as <code>&#92;u00XX</code>. A byte that does not start a well-formed UTF-8 sequence
  * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) is written as the Latin-1
- * character {@code \}{@code u00XX}; well-formed sequences are kept. These three rules apply to every
+ * character <code>&#92;u00XX</code>; well-formed sequences are kept. These three rules apply to every
  * string. Inside the unescaped fields of (1), a quote ends the string only when it is followed by the
  * bytes that can end that field: for a {@code name}, a comma (optionally a space) and the next key
- * ({@code ","proto":}, {@code ", "size":}) or the closing brace of the record ({@code "\}}} followed
+ * ({@code ","proto":}, {@code ", "size":}) or the closing brace of the record (<code>"&#125;</code> followed
  * by {@code ,} or a line break); for a {@code stacknames} entry, {@code ,"} or {@code ,null} before
- * the last entry and {@code ]\}} after it (the number of entries equals the number of {@code stack}
- * elements, spec §4). Any other quote is literal and written as {@code \"}. An unquoted class name is
+ * the last entry and <code>"]&#125;</code> after it (the number of entries equals the number of {@code stack}
+ * elements, spec §4). Any other quote is literal and written as <code>&#92;"</code>. An unquoted class name is
  * wrapped in quotes (it ends before {@code ,"<key>":}); an unterminated {@code staticmembers} array is
  * closed before the first {@code ,"<key>":} found inside it; an empty record gets the value
  * {@code {"type":"vector"}}.
  *
  * <p>To recognise those places the filter tracks the JSON structure (objects/arrays, keys, the
  * {@code type} of the current record); it does not validate it: Jackson does.
+ *
+ * <p>One change is not a repair but a reshaping for speed: the {@code objects} member, an object keyed
+ * by address, is handed on as an array of alternating address strings and records (<code>&#123;</code> → {@code [},
+ * each {@code :} → {@code ,}, the closing brace → {@code ]}; same length, so no offset moves). Jackson
+ * then reads addresses as string values, which cost no {@link String} and no symbol-table entry,
+ * instead of millions of distinct field names.
  *
  * <p>Every repaired spot is counted per {@link Repair kind}, with the offset of the first one;
  * {@link #originalOffset(long)} maps an offset of the repaired output back to the input, so errors can
@@ -158,6 +164,7 @@ final class LuauJsonRepair extends InputStream {
     private final boolean[] expectKey = new boolean[MAX_TRACKED_DEPTH];
     private final byte[] key = new byte[MAX_TRACKED_DEPTH];
 
+    private volatile boolean reshapedObjects;
     private boolean recordIsClass;
     private int stackCount;
     private int stackNameIndex;
@@ -211,6 +218,14 @@ final class LuauJsonRepair extends InputStream {
     @Override
     public void close() throws IOException {
         in.close();
+    }
+
+    /**
+     * True once the {@code objects} object was opened and is being handed on as an array (see the class
+     * doc). May be read from another thread than the one reading this stream.
+     */
+    boolean reshapedObjects() {
+        return reshapedObjects;
     }
 
     /** Number of input bytes read from the underlying stream so far. */
@@ -344,18 +359,21 @@ final class LuauJsonRepair extends InputStream {
             }
             case '{', '[' -> {
                 push(b == '{');
-                out[op++] = (byte) b;
+                if (topRole() == R_OBJECTS) {
+                    reshapedObjects = true;
+                }
+                out[op++] = (byte) (topRole() == R_OBJECTS ? '[' : b);
                 ip++;
             }
             case '}', ']' -> {
+                out[op++] = (byte) (topRole() == R_OBJECTS ? ']' : b);
                 if (depth > 0) {
                     depth--;
                 }
-                out[op++] = (byte) b;
                 ip++;
             }
             case ':' -> {
-                out[op++] = ':';
+                out[op++] = (byte) (topRole() == R_OBJECTS ? ',' : ':');
                 ip++;
                 colon();
             }
@@ -365,6 +383,10 @@ final class LuauJsonRepair extends InputStream {
                 ip++;
             }
         }
+    }
+
+    private byte topRole() {
+        return depth == 0 || depth > MAX_TRACKED_DEPTH ? R_OTHER : role[depth - 1];
     }
 
     private int classifyString() {
@@ -553,12 +575,19 @@ final class LuauJsonRepair extends InputStream {
     }
 
     private byte identifyKey() {
-        for (byte k = 1; k < KEY_TEXT.length; k++) {
-            if (captured(KEY_TEXT[k])) {
-                return k;
-            }
+        if (capLen < 4 || capLen > 13) {
+            return K_OTHER; // the keys we look for are 4..13 bytes
         }
-        return K_OTHER;
+        byte k = switch (cap[0]) {
+            case 'o' -> K_OBJECTS;
+            case 'c' -> K_CATEGORIES;
+            case 'n' -> K_NAME;
+            case 't' -> K_TYPE;
+            case 's' -> capLen == 10 ? K_STACKNAMES : capLen == 13 ? K_STATICMEMBERS
+                : cap[3] == 't' ? K_STATS : K_STACK;
+            default -> K_OTHER;
+        };
+        return k != K_OTHER && captured(KEY_TEXT[k]) ? k : K_OTHER;
     }
 
     private boolean captured(byte[] text) {

@@ -1,12 +1,12 @@
 package dev.heapload.luau;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.PushbackInputStream;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -14,11 +14,12 @@ import java.util.zip.GZIPInputStream;
  * starts with the gzip magic bytes {@code 1f 8b} (RFC 1952) → {@link LuauJsonRepair}) and hands the
  * repaired bytes over in chunks, so decompression and repair overlap with parsing.
  *
- * <p>Use from one consumer thread: {@link #next()} until it returns {@code false}, then
- * {@link #sha256()}; always {@link #close()}. After {@code next()} returned {@code false} or threw, or
- * after {@code close()}, the producer thread has ended and {@link #repair()} may be inspected.
+ * <p>Use from one consumer thread, either chunk by chunk ({@link #next()} until it returns {@code false})
+ * or as an {@link InputStream} (which calls {@code next()} itself), then {@link #sha256()}; always
+ * {@link #close()}. After the end was reached, a read threw, or after {@code close()}, the producer
+ * thread has ended and {@link #repair()} may be inspected.
  */
-final class RepairedChunks implements Closeable {
+final class RepairedChunks extends InputStream {
 
     private static final int CHUNK_SIZE = 1 << 18;
     private static final int QUEUED_CHUNKS = 6;
@@ -69,11 +70,17 @@ final class RepairedChunks implements Closeable {
     private volatile long failureOffset;
 
     private Chunk current;
+    private int position;
     private boolean ended;
+    private final LongConsumer onChunk;
 
-    /** @param file the dump file's bytes as stored; closed by this object */
-    RepairedChunks(InputStream file, String threadName) {
+    /**
+     * @param file    the dump file's bytes as stored; closed by this object
+     * @param onChunk called on the consumer thread with {@link #fileBytes()} whenever a chunk becomes current
+     */
+    RepairedChunks(InputStream file, String threadName, LongConsumer onChunk) {
         this.file = file;
+        this.onChunk = onChunk;
         this.thread = new Thread(this::produce, threadName);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -116,7 +123,36 @@ final class RepairedChunks implements Closeable {
             return false;
         }
         current = c;
+        position = 0;
+        onChunk.accept(c.fileBytes);
         return true;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        while (current == null || position >= current.length) {
+            if (!next()) {
+                return -1;
+            }
+        }
+        int n = Math.min(len, current.length - position);
+        System.arraycopy(current.data, position, b, off, n);
+        position += n;
+        return n;
+    }
+
+    @Override
+    public int read() throws IOException {
+        while (current == null || position >= current.length) {
+            if (!next()) {
+                return -1;
+            }
+        }
+        return current.data[position++] & 0xff;
     }
 
     /** The current chunk's bytes ({@code [0, length())}). */

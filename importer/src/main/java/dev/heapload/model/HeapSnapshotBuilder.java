@@ -65,10 +65,11 @@ public final class HeapSnapshotBuilder {
         }
         long value = addressFormat.parse(address);
         if (value >= 0) {
-            int id = idByAddress.getIfAbsent(value, -1);
+            long key = spread(value);
+            int id = idByAddress.getIfAbsent(key, -1);
             if (id < 0) {
                 id = newObject(value);
-                idByAddress.put(value, id);
+                idByAddress.put(key, id);
             }
             return id;
         }
@@ -317,6 +318,17 @@ public final class HeapSnapshotBuilder {
             names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,
             outOpaque, outSizes, outTypes, outCategories, outLabels, first, outTargets, outKinds, outFlags, outNames,
             outRoots);
+    }
+
+    /**
+     * The key of an address in {@link #idByAddress}: the address rotated right by 3 bits (a bijection).
+     * LongIntHashMap takes its first slot from the key's low bits unchanged; addresses are multiples of
+     * 8 or 16, so raw keys pile up on a fraction of the slots and probe far, while a full hash (murmur)
+     * loses the locality of neighbouring objects referring to each other. Measured on the 11.2M address
+     * look-ups of a 2.4M-object Luau dump: raw 2.2-2.7 s, murmur 1.8-2.3 s, rotated 0.34-0.73 s.
+     */
+    private static long spread(long address) {
+        return Long.rotateRight(address, 3);
     }
 
     private int newObject(long address) {
