@@ -20,7 +20,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Result;
@@ -32,15 +31,14 @@ import dev.heapload.store.GraphStore;
  * The {@code heapload} command end to end on the bundled event-listeners dump: load, summary, graph
  * contents, and bad input that must leave the store exactly as it was.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HeapLoadCommandTest {
 
     @TempDir
-    Path tmp;
+    static Path tmp;
 
-    Path db;
-    Path example;
+    static Path db;
+    static Path example;
 
     record Run(int code, String out, String err) {
     }
@@ -54,7 +52,7 @@ class HeapLoadCommandTest {
     }
 
     @BeforeAll
-    void paths() {
+    static void paths() {
         example = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
         db = tmp.resolve("db");
     }
