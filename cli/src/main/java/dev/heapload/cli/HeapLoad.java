@@ -68,17 +68,34 @@ public final class HeapLoad implements Callable<Integer> {
         }
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
-        try (GraphStore store = GraphStore.open(db)) {
+        GraphStore store = null;
+        try {
             for (Path file : files) {
                 bars.reset();
-                HeapSnapshot snapshot = DumpReaders.read(file, name, bars);
+                String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
+                // refuse an existing id before spending time on reading; the store is created only
+                // once a dump was read successfully
+                if (store == null && java.nio.file.Files.isDirectory(db)) {
+                    store = GraphStore.open(db);
+                }
+                if (store != null && !replace && store.snapshot(id).isPresent()) {
+                    throw new SnapshotExistsException(id, db.toString());
+                }
+                HeapSnapshot snapshot = DumpReaders.read(file, id, bars);
                 HeapAnalyzer.analyze(snapshot, bars);
+                if (store == null) {
+                    store = GraphStore.open(db);
+                }
                 store.load(snapshot, replace, bars);
                 bars.end();
                 LoadReport.print(snapshot, out);
                 out.println("  store: " + db.toAbsolutePath().normalize());
                 TerminalProgress.printTimes(out, bars.phaseNanos());
                 out.println();
+            }
+        } finally {
+            if (store != null) {
+                store.close();
             }
         }
         return 0;

@@ -139,6 +139,10 @@ class HeapLoadCommandTest {
         }
         assertEquals(List.of(), problems);
         assertStoreHoldsOnlyAfter();
+        // a failed first load does not even create the store directory
+        Path fresh = tmp.resolve("fresh-db");
+        assertEquals(1, run("--db", fresh.toString(), truncated.toString()).code());
+        assertFalse(Files.exists(fresh));
     }
 
     @Test
