@@ -249,7 +249,7 @@ class LuauDominatorTest {
         assertEquals(30 * 385, retainedGrowth(mc, samples));
         assertEquals(30 * 112 + 1410, retainedGrowth(mc, mc.at("mainthread", "[env]", "shared", "ChatArchive")));
         assertEquals(9 * 322, retainedGrowth(mc, mc.at("mainthread", "[env]", "shared", "PlayerList", "rowsByUserId")));
-        // the chat history is bounded: 20 new entries ("gg 11".."gg 30", 30 bytes) replace the 10 freed ones
+        // the chat history is bounded: 20 new entries ("gg 21".."gg 40", 30 bytes) replace the 10 freed ones
         // ("gg 1".."gg 10": 9 x 29 + 30 bytes)
         int history = mc.at("mainthread", "[env]", "shared", "Chat", "history");
         assertEquals(20 * (176 + 30) - (10 * 176 + 291), retainedGrowth(mc, history));
