@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -25,8 +25,9 @@ import dev.heapload.model.HeapSnapshot;
  */
 class LuauDominatorTest {
 
-    @BeforeAll
-    static void data() {
+    /** Skips each test, with the reason in the report, when the shared test data is absent. */
+    @BeforeEach
+    void data() {
         LuauCases.requireData();
     }
 

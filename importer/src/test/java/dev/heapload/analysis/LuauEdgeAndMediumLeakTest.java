@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.heapload.analysis.LuauCases.Case;
@@ -20,8 +20,9 @@ import dev.heapload.analysis.LuauCases.Case;
  */
 class LuauEdgeAndMediumLeakTest {
 
-    @BeforeAll
-    static void data() {
+    /** Skips each test, with the reason in the report, when the shared test data is absent. */
+    @BeforeEach
+    void data() {
         LuauCases.requireData();
     }
 

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.heapload.analysis.LuauCases.Case;
@@ -24,8 +24,9 @@ import dev.heapload.analysis.LuauCases.Case;
  */
 class LuauLeakCasesTest {
 
-    @BeforeAll
-    static void data() {
+    /** Skips each test, with the reason in the report, when the shared test data is absent. */
+    @BeforeEach
+    void data() {
         LuauCases.requireData();
     }
 

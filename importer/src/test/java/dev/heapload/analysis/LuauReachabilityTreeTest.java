@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -25,8 +25,9 @@ class LuauReachabilityTreeTest {
 
     private static final Map<String, Node> TREES = new ConcurrentHashMap<>();
 
-    @BeforeAll
-    static void data() {
+    /** Skips each test, with the reason in the report, when the shared test data is absent. */
+    @BeforeEach
+    void data() {
         LuauCases.requireData();
     }
 
