@@ -99,7 +99,9 @@ class LuauLeakCasesTest {
             "16 1792 table registry/_MODULES/Widget/debugInfo/[value]"), c.newReachableByPath(p -> p));
 
         // representative: the widget of dialog "Settings 3" (its title field), retained by the theme
-        // connection's closure through the captured self (an upvalue)
+        // connection's closure through the captured self (an upvalue). The README's "upvalue self" renders
+        // as @Widget.luau: the dump has no upvalue names, the reader names a Lua closure's upvalue
+        // references by the proto's source (heapgraph.py's grouping)
         int title = c.labelled("string", "Settings 3");
         List<Integer> toTitle = c.referencesTo(title);
         assertEquals(1, toTitle.size());
@@ -176,6 +178,10 @@ class LuauLeakCasesTest {
             List<String> users = c.referencesTo(up).stream().map(r -> c.after.label(c.sourceOf(r))).sorted().toList();
             assertEquals(List.of("render", "sample"), users);
         }
+        // debug level 1: the spinner coroutine's local (its frames table) has no name
+        int spinner = c.select(o -> c.after.type(o).equals("thread") && "@main.luau:14".equals(c.after.label(o))).get(0);
+        assertEquals(List.of("frame:@main.luau:14:", "[stack]", "frame:yield"),
+            c.referencesFrom(spinner).stream().filter(r -> c.after.referenceKind(r).equals("stack")).map(c::hop).toList());
         // clearInterval only sets cancelled: 6 new records in intervals besides the old clock interval
         int intervals = c.at("registry", "_MODULES", "Timers", "intervals");
         assertEquals(6, c.referencesFrom(intervals).stream().filter(r -> c.isNew(c.after.referenceTarget(r))).count());
@@ -203,7 +209,9 @@ class LuauLeakCasesTest {
             // attempts, the mutable upvalue of onProgress
             "5 200 upvalue " + list + "/[array]/onProgress/@main.luau"), c.newReachableByPath(p -> p));
 
-        // representative: a parked thread and the locals on its stack
+        // representative: a parked thread and the locals on its stack. README: "the locals
+        // requestId/route"; requestId is a number, which the dump never writes as a stack slot, so only
+        // route appears. (The README's "open":true of the attempts upvalue is not kept in the model.)
         int thread = c.select(o -> c.isNew(o) && c.after.type(o).equals("thread")).get(0);
         assertEquals("@main.luau:5", c.after.label(thread));
         assertEquals(list + "/[array]", c.path(thread));
@@ -407,7 +415,8 @@ class LuauLeakCasesTest {
         assertEquals(lines(
             // (a) byUrl entries: pixels (8 + 512 B), texture (dtor userdata, 512 B payload), mips, entry
             "6 3120 buffer " + m + "byUrl/<url>/pixels",
-            // (b) owners records: "catalogTileN", the record, its 48-byte texture (16 + 64 B)
+            // (b) owners records: "catalogTileN", the record, its texture: README "48-byte" is the
+            // payload; the record size is 16 (header) + 64 (48 + 8 for the destructor, rounded up to 16)
             "6 222 string " + m + "owners/[value]/owner",
             // the url strings: strong keys of byUrl AND of the v-weak textures table (strings are never
             // weak); the first shortest path found is the textures key
