@@ -32,7 +32,7 @@ import dev.heapload.model.Progress;
  * the new objects).
  *
  * <p>The shared data is found through the system property {@code heapload.shared} (set by the parent
- * pom's surefire configuration); {@link #requireData()} skips the calling test class when it is absent.
+ * pom's surefire configuration); {@link #requireData()} skips the calling test (a JUnit assumption, with the reason) when it is absent.
  */
 final class LuauCases {
 
