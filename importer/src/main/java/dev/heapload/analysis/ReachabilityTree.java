@@ -276,8 +276,9 @@ public final class ReachabilityTree {
             String name = mc != null && mc.name() != null ? mc.name() : Integer.toString(cat);
             Node copy = filteredCopy(tree, cat, name);
             if (copy.totalCount > 0) {
-                // two categories with the same name merge, as in heapgraph.py's dict keyed by name
-                result.children.putIfAbsent(name, copy);
+                // two categories with the same name: the later one replaces the earlier one, at the earlier
+                // one's position, as heapgraph.py's assignment into its dict keyed by name does (spec §9)
+                result.children.put(name, copy);
             }
         }
         sumTotals(result);

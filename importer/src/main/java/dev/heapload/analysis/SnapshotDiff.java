@@ -10,10 +10,15 @@ import dev.heapload.model.HeapSnapshot;
  * Which objects of a target snapshot are new relative to a baseline snapshot of the same process.
  *
  * <p>Identity rule: an object of the target is the same object as one of the baseline when both have
- * the same address <b>and</b> the same type, and, for strings, the same size. A freed address can be
- * reused by a new object (shared/docs/formats/luau-luaC_dump.md §3), so an address alone does not prove
- * identity: an address reused by an object of another type or, for strings, another length, counts as
- * new. (heapgraph.py uses the address alone.)
+ * the same address, the same type <b>and</b> the same memory category, and, for strings, the same size.
+ * A freed address can be reused by a new object (shared/docs/formats/luau-luaC_dump.md §3), so an address
+ * alone does not prove identity: an address reused by an object of another type, another category or,
+ * for strings, another length, counts as new. The category is part of the rule because a VM stamps it
+ * when the object is created and never changes it (Luau {@code luaC_init} copies the creating thread's
+ * {@code activememcat}); a table's size is not, because tables grow in place. Without the category,
+ * memory-categories-medium classified 20 leaked Profiler tables (category 200) as old: they occupy
+ * addresses of freed chat-history tables (category 5) of the baseline (spec §12.7). (heapgraph.py uses
+ * the address alone.)
  *
  * @param isNew          per target object id: true when it has no counterpart in the baseline
  * @param newCount       number of new objects
@@ -48,6 +53,7 @@ public record SnapshotDiff(boolean[] isNew, int newCount, int reusedAddresses) {
         for (int o = 0; o < n; o++) {
             int b = opaque ? byText.getIfAbsent(target.address(o), -1) : byKey.getIfAbsent(target.addressKey(o), -1);
             boolean same = b >= 0 && baseline.type(b).equals(target.type(o))
+                && baseline.category(b) == target.category(o)
                 && (!"string".equals(target.type(o)) || baseline.shallowSize(b) == target.shallowSize(o));
             if (!same) {
                 isNew[o] = true;
