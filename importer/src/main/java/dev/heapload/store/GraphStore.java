@@ -95,6 +95,7 @@ public final class GraphStore implements AutoCloseable {
     private final PrintStream log;
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
+    private final long importPageCache;
     private Catalog catalog;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
@@ -109,6 +110,7 @@ public final class GraphStore implements AutoCloseable {
         this.log = log;
         this.logProvider = new Log4jLogProvider(log);
         this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
+        this.importPageCache = Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE);
         this.catalog = Catalog.read(dir);
     }
 
@@ -382,7 +384,8 @@ public final class GraphStore implements AutoCloseable {
                 parts.add(new GraphInput.Part(e, source));
             }
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
-            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, progress);
+            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
+                progress);
             buildHook.reached("imported");
             built = GraphBuilder.start(building, logsDir, logProvider, pageCacheFor(building));
             GraphBuilder.createSchema(built.database(DATABASE), progress);

@@ -156,8 +156,15 @@ class GraphStoreLifecycleTest {
         assertEquals(12, HeapSnapshotFile.read(dir.resolve("snapshots/run%202%2Fafter%3Ab.hsnap")).objectCount());
         HeapSnapshot a = HeapSnapshotFile.read(dir.resolve("snapshots/a.hsnap"));
         assertTrue(a.analysis() instanceof dev.heapload.analysis.HeapAnalysis);
+        List<Path> graphs;
         try (Stream<Path> top = Files.list(dir)) {
-            assertEquals(1, top.filter(p -> p.getFileName().toString().startsWith("graph")).count());
+            graphs = top.filter(p -> p.getFileName().toString().startsWith("graph")).toList();
+        }
+        assertEquals(1, graphs.size());
+        // transaction logs are not preallocated (Neo4j's default would be 256 MiB per database)
+        try (Stream<Path> logs = Files.walk(graphs.get(0).resolve("data/transactions"))) {
+            long bytes = logs.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            assertTrue(bytes < (16 << 20), "transaction logs take " + bytes + " bytes");
         }
     }
 
