@@ -74,6 +74,11 @@ final class GraphBuilder {
     static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
     /** Default page cache of the importer (Neo4j's own default is min(1 GiB, free RAM)); {@code -Dheapload.import.pageCache=BYTES}. */
     static final long DEFAULT_IMPORT_PAGE_CACHE = 256L << 20;
+    /**
+     * Default page cache of the DBMS that creates the indexes after an import ({@code -Dheapload.index.pageCache=BYTES});
+     * population reads the stores once, and the OS file cache keeps them, so a small page cache bounds RSS.
+     */
+    static final long DEFAULT_INDEX_PAGE_CACHE = 256L << 20;
 
     private GraphBuilder() {
     }

@@ -96,6 +96,7 @@ public final class GraphStore implements AutoCloseable {
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
     private final long importPageCache;
+    private final long indexPageCache;
     private Catalog catalog;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
@@ -111,6 +112,7 @@ public final class GraphStore implements AutoCloseable {
         this.logProvider = new Log4jLogProvider(log);
         this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
         this.importPageCache = Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE);
+        this.indexPageCache = Long.getLong("heapload.index.pageCache", GraphBuilder.DEFAULT_INDEX_PAGE_CACHE);
         this.catalog = Catalog.read(dir);
     }
 
@@ -387,7 +389,7 @@ public final class GraphStore implements AutoCloseable {
             GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
                 progress);
             buildHook.reached("imported");
-            built = GraphBuilder.start(building, logsDir, logProvider, pageCacheFor(building));
+            built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)));
             GraphBuilder.createSchema(built.database(DATABASE), progress);
             DatabaseManagementService d = built;
             built = null;

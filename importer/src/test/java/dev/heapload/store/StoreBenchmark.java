@@ -63,6 +63,7 @@ public final class StoreBenchmark {
             long l1 = System.nanoTime();
             timing.print();
             System.out.printf("load total: %.2f s%n", (l1 - l0) / 1e9);
+            System.out.printf("peak RSS so far (VmHWM): %s%n", peakRss());
             memory("after load");
             sizes(dir);
 
@@ -104,6 +105,21 @@ public final class StoreBenchmark {
         }
         System.out.printf("store phase wall time (open, load, database(), queries, close): %.2f s%n",
             (System.nanoTime() - total0) / 1e9);
+        System.out.printf("peak RSS (VmHWM): %s%n", peakRss());
+    }
+
+    /** Peak resident set size of this process so far, from /proc/self/status (Linux). */
+    private static String peakRss() throws IOException {
+        Path status = Path.of("/proc/self/status");
+        if (!Files.exists(status)) {
+            return "n/a";
+        }
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("VmHWM:")) {
+                return line.substring(6).trim();
+            }
+        }
+        return "n/a";
     }
 
     private static void memory(String when) {
