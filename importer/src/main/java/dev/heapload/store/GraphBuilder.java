@@ -56,9 +56,10 @@ import dev.heapload.model.Progress;
  * <p>Importer route: the in-memory {@link GraphInput} through Neo4j 5.26's internal 16-argument SPI
  * {@code StorageEngineFactory.selectStorageEngine(config).batchImporter(...)} (measured in
  * shared/docs/neo4j-measurements.md §2: 6.5 s for 1M nodes / 3M relationships). Internal API: it changes between
- * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file; the one
- * exception is its warning when native memory runs out and its caches fall back to the page cache, which that
- * SPI prints to {@code System.err}.
+ * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file, and the
+ * line its stages print to {@code System.err} when they fail is filtered out ({@link PanicFilter}); what remains
+ * is its warning when native memory runs out and its caches fall back to the page cache, which that SPI prints to
+ * {@code System.err} (not seen in any run here).
  *
  * <p>Off-heap memory: {@code Configuration.maxOffHeapMemory} is the importer's budget for its caches (it sizes
  * the relationship-linking rounds from it); its page cache and the caches it must have come on top.
@@ -127,6 +128,9 @@ final class GraphBuilder {
             }
         };
         progress.start("import", 100, "%");
+        PrintStream terminal = System.err;
+        PanicFilter filter = new PanicFilter(terminal, log);
+        System.setErr(filter);
         try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction();
              JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler()) {
             BatchImporter importer = StorageEngineFactory.selectStorageEngine(config).batchImporter(layout, fs,
@@ -142,11 +146,38 @@ final class GraphBuilder {
             // the importer wraps failures of its worker threads (including IOExceptions of the input)
             throw new IOException("Neo4j import failed: " + rootCause(e), e);
         } finally {
+            if (System.err == filter) {
+                System.setErr(terminal);
+            }
             log.flush();
         }
         trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
         progress.step(100);
         progress.end();
+    }
+
+    /**
+     * While an import runs, {@code System.err} is this: it passes everything through except the line the
+     * importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
+     * which goes to the store's log instead. The failure itself reaches the caller as an exception.
+     */
+    static final class PanicFilter extends PrintStream {
+        static final String PANIC = "Critical error occurred! Shutting down the import...";
+        private final PrintStream log;
+
+        PanicFilter(PrintStream terminal, PrintStream log) {
+            super(terminal, true);
+            this.log = log;
+        }
+
+        @Override
+        public void println(String line) {
+            if (PANIC.equals(line)) {
+                log.println(line);
+            } else {
+                super.println(line);
+            }
+        }
     }
 
     /**
