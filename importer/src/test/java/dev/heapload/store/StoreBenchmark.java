@@ -30,9 +30,10 @@ import dev.heapload.model.SnapshotInfo;
  * mvn -q -o test-compile -pl importer
  * /usr/bin/time -v java -Xmx1500m &lt;neo4j.jvm.flags from the parent pom&gt; \
  *     -cp importer/target/classes:importer/target/test-classes:$(cat /tmp/cp.txt) \
- *     dev.heapload.store.StoreBenchmark /tmp/bench-store [objects] [references] [--second]
+ *     dev.heapload.store.StoreBenchmark /tmp/bench-store [objects] [references] [--second] [--no-analysis]
  * </pre>
- * With {@code --second} a second snapshot (same shape, id "second") is loaded after the first, to show the
+ * {@code --no-analysis} loads the snapshot without analysis results (no RETAINED_BY / DOMINATED_BY edges, fewer
+ * properties). With {@code --second} a second snapshot (same shape, id "second") is loaded after the first, to show the
  * cost of a rebuild that reads another snapshot back from its file.
  */
 public final class StoreBenchmark {
@@ -45,11 +46,12 @@ public final class StoreBenchmark {
         int objects = args.length > 1 ? Integer.parseInt(args[1]) : 2_400_000;
         int references = args.length > 2 ? Integer.parseInt(args[2]) : 7_000_000;
         boolean second = List.of(args).contains("--second");
+        boolean analysed = !List.of(args).contains("--no-analysis");
         if (Files.exists(dir)) {
             GraphStore.deleteRecursively(dir);
         }
         long t0 = System.nanoTime();
-        HeapSnapshot snapshot = synthetic("bench", objects, references, 42);
+        HeapSnapshot snapshot = synthetic("bench", objects, references, 42, analysed);
         long t1 = System.nanoTime();
         System.out.printf("synthetic snapshot: %,d objects, %,d references, %,d roots: %.2f s (not part of the store)%n",
             snapshot.objectCount(), snapshot.referenceCount(), snapshot.roots().size(), (t1 - t0) / 1e9);
@@ -76,7 +78,7 @@ public final class StoreBenchmark {
             if (second) {
                 Timing t2 = new Timing();
                 long s0 = System.nanoTime();
-                store.load(synthetic("second", objects, references, 43), false, t2);
+                store.load(synthetic("second", objects, references, 43, analysed), false, t2);
                 t2.print();
                 System.out.printf("second load total (rebuild of both): %.2f s%n", (System.nanoTime() - s0) / 1e9);
                 sizes(dir);
@@ -171,7 +173,7 @@ public final class StoreBenchmark {
      * 3% of extra edges weak, some ephemeron values, strings with short labels, named table slots; and an
      * analysis (BFS distances and retention edges; the BFS tree stands in for the dominator tree).
      */
-    static HeapSnapshot synthetic(String id, int n, int m, long seed) {
+    static HeapSnapshot synthetic(String id, int n, int m, long seed, boolean analysed) {
         Random rnd = new Random(seed);
         String[] types = {"table", "string", "function", "userdata", "upvalue", "proto", "thread"};
         int[] typeWeights = {35, 40, 10, 5, 5, 3, 2};
@@ -257,7 +259,9 @@ public final class StoreBenchmark {
             cats.put(c, new MemoryCategory(c, c == 0 ? "default" : "cat" + c, 1_000_000L * (c + 1)));
         }
         HeapSnapshot s = b.build(new SnapshotInfo(id, "luau", id + ".json", "00".repeat(32), -1, cats, List.of()));
-        s.attachAnalysis(bfsAnalysis(s));
+        if (analysed) {
+            s.attachAnalysis(bfsAnalysis(s));
+        }
         return s;
     }
 
