@@ -2,12 +2,17 @@ package dev.heapload.store;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.neo4j.batchimport.api.BatchImporter;
 import org.neo4j.batchimport.api.Configuration;
@@ -51,9 +56,10 @@ import dev.heapload.model.Progress;
  * <p>Importer route: the in-memory {@link GraphInput} through Neo4j 5.26's internal 16-argument SPI
  * {@code StorageEngineFactory.selectStorageEngine(config).batchImporter(...)} (measured in
  * shared/docs/neo4j-measurements.md §2: 6.5 s for 1M nodes / 3M relationships). Internal API: it changes between
- * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file; the one
- * exception is its warning when native memory runs out and its caches fall back to the page cache, which that
- * SPI prints to {@code System.err}.
+ * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file, and the
+ * line its stages print to {@code System.err} when they fail is filtered out ({@link PanicFilter}); what remains
+ * is its warning when native memory runs out and its caches fall back to the page cache, which that SPI prints to
+ * {@code System.err} (not seen in any run here).
  *
  * <p>Off-heap memory: {@code Configuration.maxOffHeapMemory} is the importer's budget for its caches (it sizes
  * the relationship-linking rounds from it); its page cache and the caches it must have come on top.
@@ -67,6 +73,13 @@ final class GraphBuilder {
 
     /** Default bound of the importer's off-heap memory (caches); override with {@code -Dheapload.import.maxOffHeap=BYTES}. */
     static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
+    /** Default page cache of the importer (Neo4j's own default is min(1 GiB, free RAM)); {@code -Dheapload.import.pageCache=BYTES}. */
+    static final long DEFAULT_IMPORT_PAGE_CACHE = 256L << 20;
+    /**
+     * Default page cache of the DBMS that creates the indexes after an import ({@code -Dheapload.index.pageCache=BYTES});
+     * population reads the stores once, and the OS file cache keeps them, so a small page cache bounds RSS.
+     */
+    static final long DEFAULT_INDEX_PAGE_CACHE = 256L << 20;
 
     private GraphBuilder() {
     }
@@ -78,6 +91,7 @@ final class GraphBuilder {
         settings.put(GraphDatabaseSettings.preallocate_logical_logs, false);
         settings.put(GraphDatabaseSettings.logical_log_rotation_threshold, ByteUnit.mebiBytes(16));
         settings.put(GraphDatabaseSettings.keep_logical_logs, "false");
+        settings.put(GraphDatabaseSettings.udc_enabled, false);
         return settings;
     }
 
@@ -90,9 +104,11 @@ final class GraphBuilder {
      * @throws IOException on import errors (including bad input) or file-system errors
      */
     static void importGraph(Path home, Path logsDir, GraphInput input, PrintStream log, InternalLogProvider logProvider,
-                            long maxOffHeap, Progress progress) throws IOException {
+                            long maxOffHeap, long pageCache, Progress progress) throws IOException {
         Config config = Config.newBuilder().set(commonSettings(logsDir))
-            .set(GraphDatabaseSettings.neo4j_home, home.toAbsolutePath()).build();
+            .set(GraphDatabaseSettings.neo4j_home, home.toAbsolutePath())
+            .set(GraphDatabaseSettings.pagecache_memory, pageCache)
+            .build();
         DatabaseLayout layout = DatabaseLayout.of(config);
         Configuration importConfig = new Configuration() {
             @Override
@@ -112,6 +128,9 @@ final class GraphBuilder {
             }
         };
         progress.start("import", 100, "%");
+        PrintStream terminal = System.err;
+        PanicFilter filter = new PanicFilter(terminal, log);
+        System.setErr(filter);
         try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction();
              JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler()) {
             BatchImporter importer = StorageEngineFactory.selectStorageEngine(config).batchImporter(layout, fs,
@@ -127,10 +146,82 @@ final class GraphBuilder {
             // the importer wraps failures of its worker threads (including IOExceptions of the input)
             throw new IOException("Neo4j import failed: " + rootCause(e), e);
         } finally {
+            if (System.err == filter) {
+                System.setErr(terminal);
+            }
             log.flush();
         }
+        trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
         progress.step(100);
         progress.end();
+    }
+
+    /**
+     * While an import runs, {@code System.err} is this: it passes everything through except the line the
+     * importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
+     * which goes to the store's log instead. The failure itself reaches the caller as an exception.
+     */
+    static final class PanicFilter extends PrintStream {
+        static final String PANIC = "Critical error occurred! Shutting down the import...";
+        private final PrintStream log;
+
+        PanicFilter(PrintStream terminal, PrintStream log) {
+            super(terminal, true);
+            this.log = log;
+        }
+
+        @Override
+        public void println(String line) {
+            if (PANIC.equals(line)) {
+                log.println(line);
+            } else {
+                super.println(line);
+            }
+        }
+    }
+
+    /**
+     * The importer writes its transaction log through Neo4j's {@code TransactionLogInitializer}, which ignores
+     * {@code db.tx_log.preallocate=false} (it builds its log files from {@code Config.defaults}) and so leaves a
+     * 256 MiB file that is all zeros after a few hundred bytes. Neo4j reads a log until the first zeros, as it
+     * does in any preallocated file; this cuts the file to its content plus 1 MiB of zeros, which reads the same.
+     */
+    static void trimPreallocatedLogs(Path transactions) throws IOException {
+        if (!Files.isDirectory(transactions)) {
+            return;
+        }
+        List<Path> logs;
+        try (Stream<Path> walk = Files.walk(transactions)) {
+            logs = walk.filter(p -> p.getFileName().toString().startsWith("neostore.transaction.db.")).toList();
+        }
+        ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+        for (Path log : logs) {
+            try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                long size = ch.size();
+                long lastNonZero = -1;
+                long pos = 0;
+                while (pos < size) {
+                    buf.clear();
+                    int n = ch.read(buf, pos);
+                    if (n <= 0) {
+                        break;
+                    }
+                    byte[] a = buf.array();
+                    for (int i = n - 1; i >= 0; i--) {
+                        if (a[i] != 0) {
+                            lastNonZero = pos + i;
+                            break;
+                        }
+                    }
+                    pos += n;
+                }
+                long keep = lastNonZero + 1 + (1L << 20);
+                if (keep < size) {
+                    ch.truncate(keep);
+                    ch.force(true);
+                }
+            }
+        }
     }
 
     /** The innermost cause's class and message, e.g. {@code IOException: snapshots/a.hsnap: truncated}. */

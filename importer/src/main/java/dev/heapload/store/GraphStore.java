@@ -58,10 +58,18 @@ import dev.heapload.model.Progress;
  * removes everything the attempt wrote, so the store stays exactly as it was. Cost: a load rebuilds the whole
  * graph, so its time grows with the other snapshots in the store (each is read back from its file).
  *
- * <h2>Cost (measured, see the module's StoreBenchmark and shared/docs/neo4j-measurements.md §1–2)</h2>
- * Opening the store is cheap (no Neo4j); {@link #database()} starts the embedded DBMS (about 4 s on 2 cores).
- * A load needs the heap for its snapshot model plus about one other snapshot model at a time, and the
- * importer's off-heap caches (bounded by {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB).
+ * <h2>Cost</h2>
+ * Measured with {@code StoreBenchmark} (importer test sources) on the 2-vCPU project machine, load average about 1
+ * at start, {@code -Xmx1g}: a snapshot of 2.4M objects and 7M references with analysis (2.4M nodes, 11.8M
+ * relationships, 33M properties) loads in about 39 s: write 0.3 s, import 26–28 s, index population 7.6–8.2 s,
+ * the rest the start and stop of the DBMS that creates the indexes; peak RSS 1.70 GB; 1.37 GB of graph and
+ * 192 MB of snapshot file on disk. Without analysis: 34 s. With a second such snapshot in the store the next
+ * load rebuilds both: 70 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
+ * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1).
+ * A load needs the heap for its snapshot model plus about one other snapshot model at a time; off the heap,
+ * the importer's page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
+ * {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB), then the index-building DBMS's page cache
+ * ({@code -Dheapload.index.pageCache=BYTES}, default 256 MiB).
  *
  * <p>Not thread-safe: use from one thread.
  */
@@ -95,6 +103,8 @@ public final class GraphStore implements AutoCloseable {
     private final PrintStream log;
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
+    private final long importPageCache;
+    private final long indexPageCache;
     private Catalog catalog;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
@@ -109,6 +119,8 @@ public final class GraphStore implements AutoCloseable {
         this.log = log;
         this.logProvider = new Log4jLogProvider(log);
         this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
+        this.importPageCache = Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE);
+        this.indexPageCache = Long.getLong("heapload.index.pageCache", GraphBuilder.DEFAULT_INDEX_PAGE_CACHE);
         this.catalog = Catalog.read(dir);
     }
 
@@ -382,9 +394,10 @@ public final class GraphStore implements AutoCloseable {
                 parts.add(new GraphInput.Part(e, source));
             }
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
-            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, progress);
+            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
+                progress);
             buildHook.reached("imported");
-            built = GraphBuilder.start(building, logsDir, logProvider, pageCacheFor(building));
+            built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)));
             GraphBuilder.createSchema(built.database(DATABASE), progress);
             DatabaseManagementService d = built;
             built = null;

@@ -103,6 +103,27 @@ class GraphStoreLifecycleTest {
         return state;
     }
 
+    interface Action {
+        void run() throws IOException;
+    }
+
+    /** What {@code action} printed to System.out and System.err. */
+    private static String terminalOutput(Action action) throws IOException {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8);
+        System.setOut(capture);
+        System.setErr(capture);
+        try {
+            action.run();
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
     private static boolean causedBy(Throwable e, String message) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (String.valueOf(t.getMessage()).contains(message)) {
@@ -134,21 +155,12 @@ class GraphStoreLifecycleTest {
     @Test
     @Order(2)
     void loadsQuietlyAndKeepsFilesPerSnapshot() throws IOException {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        System.setOut(capture);
-        System.setErr(capture);
-        try {
+        String terminal = terminalOutput(() -> {
             store.load(TestSnapshots.analysed("a"), false, Progress.NONE);
             store.load(TestSnapshots.plain(B, 2), false, Progress.NONE);
             assertEquals("a:10/9/1/2/6 " + B + ":12/11/1/2/0 snapshots=2", graphCounts());
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        assertEquals("", captured.toString(StandardCharsets.UTF_8), "Neo4j wrote to the terminal");
+        });
+        assertEquals("", terminal, "Neo4j wrote to the terminal");
         assertTrue(Files.size(dir.resolve(GraphStore.LOG)) > 0);
         assertEquals(List.of("a", B), store.snapshots().stream().map(SnapshotSummary::id).toList());
         assertTrue(Files.isRegularFile(dir.resolve("snapshots/a.hsnap")));
@@ -156,8 +168,15 @@ class GraphStoreLifecycleTest {
         assertEquals(12, HeapSnapshotFile.read(dir.resolve("snapshots/run%202%2Fafter%3Ab.hsnap")).objectCount());
         HeapSnapshot a = HeapSnapshotFile.read(dir.resolve("snapshots/a.hsnap"));
         assertTrue(a.analysis() instanceof dev.heapload.analysis.HeapAnalysis);
+        List<Path> graphs;
         try (Stream<Path> top = Files.list(dir)) {
-            assertEquals(1, top.filter(p -> p.getFileName().toString().startsWith("graph")).count());
+            graphs = top.filter(p -> p.getFileName().toString().startsWith("graph")).toList();
+        }
+        assertEquals(1, graphs.size());
+        // transaction logs are not preallocated (Neo4j's default would be 256 MiB per database)
+        try (Stream<Path> logs = Files.walk(graphs.get(0).resolve("data/transactions"))) {
+            long bytes = logs.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            assertTrue(bytes < (16 << 20), "transaction logs take " + bytes + " bytes");
         }
     }
 
@@ -181,6 +200,22 @@ class GraphStoreLifecycleTest {
         Map<String, String> before = files();
         List<SnapshotSummary> summaries = store.snapshots();
         // new id, and replace of an existing one, failing at every step of the rebuild
+        String terminal = terminalOutput(() -> failEverywhere(before, summaries));
+        assertEquals("", terminal, "Neo4j wrote to the terminal");
+        store.buildHook = reached -> {
+            if (reached.equals("imported")) {
+                throw new IOException("injected failure");
+            }
+        };
+        assertThrows(IOException.class, () -> store.delete("a"));
+        store.buildHook = reached -> {
+        };
+        assertEquals(summaries, store.snapshots());
+        assertEquals(before, files());
+        assertEquals("a:10/9/1/2/6 " + B + ":12/11/1/2/0 snapshots=2", graphCounts());
+    }
+
+    private void failEverywhere(Map<String, String> before, List<SnapshotSummary> summaries) throws IOException {
         for (String step : List.of("written", "source a", "imported", "renamed")) {
             for (boolean replace : new boolean[] {false, true}) {
                 store.buildHook = reached -> {
@@ -195,17 +230,6 @@ class GraphStoreLifecycleTest {
                 assertEquals(before, files(), step + " replace=" + replace);
             }
         }
-        store.buildHook = reached -> {
-            if (reached.equals("imported")) {
-                throw new IOException("injected failure");
-            }
-        };
-        assertThrows(IOException.class, () -> store.delete("a"));
-        store.buildHook = reached -> {
-        };
-        assertEquals(summaries, store.snapshots());
-        assertEquals(before, files());
-        assertEquals("a:10/9/1/2/6 " + B + ":12/11/1/2/0 snapshots=2", graphCounts());
     }
 
     @Test

@@ -39,22 +39,35 @@ class GraphStoreSchemaTest {
     private GraphStore store;
     private GraphDatabaseService db;
     private final List<String> phases = new ArrayList<>();
+    private final Set<Thread> progressThreads = new HashSet<>();
+    private long lastImportStep = -1;
+    private Thread loader;
 
     @BeforeAll
     void load() throws Exception {
+        loader = Thread.currentThread();
         store = GraphStore.open(tmp.resolve("db"));
         Progress recording = new Progress() {
+            private String phase;
+
             @Override
             public void start(String phase, long total, String unit) {
+                this.phase = phase;
                 phases.add(phase + "/" + unit);
+                progressThreads.add(Thread.currentThread());
             }
 
             @Override
             public void step(long done) {
+                progressThreads.add(Thread.currentThread());
+                if (phase.equals("import")) {
+                    lastImportStep = done;
+                }
             }
 
             @Override
             public void end() {
+                progressThreads.add(Thread.currentThread());
             }
         };
         store.load(TestSnapshots.analysed("before"), false, recording);
@@ -89,6 +102,8 @@ class GraphStoreSchemaTest {
     @Test
     void progressPhases() {
         assertEquals(List.of("write/objects", "import/%", "index/%"), phases);
+        assertEquals(100, lastImportStep);
+        assertEquals(Set.of(loader), progressThreads, "progress calls come from the loading thread");
     }
 
     @Test
