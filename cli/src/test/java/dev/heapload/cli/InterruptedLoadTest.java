@@ -1,0 +1,82 @@
+package dev.heapload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+import dev.heapload.store.GraphStore;
+
+/**
+ * A load killed (SIGTERM, as Ctrl-C or a CI timeout does) while Neo4j's importer is building the new graph
+ * leaves the store exactly as it was: same snapshots, same graph, no half-built folder.
+ */
+class InterruptedLoadTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void killedDuringImportLeavesTheStoreAsItWas() throws Exception {
+        Path testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
+        Path db = tmp.resolve("db");
+        assertEquals(0, HeapLoadCommandTest.run("--db", db.toString(), testdata.resolve("before.json").toString()).code());
+
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true", "-Xmx512m",
+            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
+            "--db", db.toString(), testdata.resolve("after.json").toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("child.log").toFile()).start();
+        boolean sawBuild = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (p.isAlive() && System.nanoTime() < deadline && !sawBuild) {
+            try (Stream<Path> files = Files.list(db)) {
+                sawBuild = files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building-"));
+            }
+            if (!sawBuild) {
+                Thread.sleep(20);
+            }
+        }
+        assertTrue(sawBuild, "the child never started building a graph: " + Files.readString(tmp.resolve("child.log")));
+        Thread.sleep(300);
+        p.destroy(); // SIGTERM: shutdown hooks run, as on Ctrl-C
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child did not stop");
+        assertTrue(p.exitValue() != 0, "the load finished before it could be interrupted; log: "
+            + Files.readString(tmp.resolve("child.log")));
+
+        // the shutdown hook removed the half-built graph before the process ended
+        try (Stream<Path> files = Files.walk(db)) {
+            List<String> leftovers = files.map(f -> db.relativize(f).toString())
+                .filter(n -> n.contains("building") || n.contains("pending") || n.startsWith("snapshots" + File.separator + "after"))
+                .toList();
+            assertEquals(List.of(), leftovers);
+        }
+        try (GraphStore store = GraphStore.open(db)) {
+            assertEquals(List.of("before"), store.snapshots().stream().map(s -> s.id()).toList());
+            try (Transaction tx = store.database().beginTx();
+                 Result r = tx.execute("MATCH (o:Object) RETURN count(o) AS n, count(DISTINCT o.snapshot) AS s")) {
+                var row = r.next();
+                assertEquals(685L, row.get("n"));
+                assertEquals(1L, row.get("s"));
+            }
+        }
+        assertFalse(Files.readString(tmp.resolve("child.log")).contains("Exception"), "no stack trace on the terminal");
+    }
+
+}
