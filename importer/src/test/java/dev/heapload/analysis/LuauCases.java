@@ -19,7 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 
-import org.junit.jupiter.api.Assumptions;
 
 import dev.heapload.luau.LuauDumpReader;
 import dev.heapload.model.HeapSnapshot;
@@ -43,12 +42,7 @@ final class LuauCases {
 
     /** The luau test-data directory; skips the calling tests (JUnit assumption) when it is absent. */
     static Path requireData() {
-        String shared = System.getProperty("heapload.shared");
-        Path dir = shared == null ? null : Path.of(shared, "testdata", "luau");
-        Assumptions.assumeTrue(dir != null && Files.isDirectory(dir),
-            "shared test data not found (system property heapload.shared = " + shared
-                + " has no testdata/luau): analysis acceptance tests on the real Luau dumps skipped");
-        return dir;
+        return dev.heapload.testsupport.SharedTestData.require("luau", "analysis acceptance tests on the real Luau dumps");
     }
 
     /** The case {@code name} (a directory of shared/testdata/luau), read and analysed on first use. */

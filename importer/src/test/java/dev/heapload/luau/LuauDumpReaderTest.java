@@ -18,7 +18,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,11 +38,7 @@ class LuauDumpReaderTest {
 
     @BeforeAll
     static void findData() {
-        String shared = System.getProperty("heapload.shared");
-        Assumptions.assumeTrue(shared != null && Files.isDirectory(Path.of(shared, "testdata", "luau")),
-            "shared test data not found (system property heapload.shared = " + shared
-                + " has no testdata/luau): Luau reader tests on the shared data skipped");
-        luau = Path.of(shared, "testdata", "luau");
+        luau = dev.heapload.testsupport.SharedTestData.require("luau", "Luau reader tests on the shared data");
     }
 
     record Expected(String file, int objects, long shallowBytes, int references, int weakReferences,
