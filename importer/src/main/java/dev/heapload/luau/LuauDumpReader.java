@@ -249,6 +249,11 @@ public final class LuauDumpReader {
                 throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
             } catch (StreamReadException e) {
                 throw error(e.getLocation(), "invalid JSON: " + oneLine(e.getOriginalMessage()));
+            } catch (RuntimeException e) {
+                // defence in depth: whatever the input, the user gets one line naming the file
+                long at = p == null ? -1 : p.currentLocation().getByteOffset();
+                throw new DumpFormatException(file, -1, "cannot read this dump" + (at >= 0 ? " (near decoded byte " + at + ")" : "")
+                    + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + oneLine(e.getMessage())));
             } catch (RepairedChunks.SourceFailure e) {
                 IOException cause = e.getCause();
                 if (cause instanceof EOFException) {
@@ -370,6 +375,9 @@ public final class LuauDumpReader {
             }
             if (!sawObjects) {
                 throw new DumpFormatException(file, -1, "not a Luau heap dump: no \"objects\" member");
+            }
+            if (!sawRoots) {
+                throw new DumpFormatException(file, -1, "not a Luau heap dump: no \"roots\" member");
             }
         }
 
@@ -885,9 +893,6 @@ public final class LuauDumpReader {
             }
             if (negativeObjectSizes > 0) {
                 warnings.add(negativeObjectSizes + " object size(s) printed negative, corrected by adding 2^32");
-            }
-            if (!sawRoots) {
-                warnings.add("the dump has no \"roots\" member: no GC roots");
             }
             if (!sawStats) {
                 warnings.add("the dump has no \"stats\" member: VM total and memory categories unknown");

@@ -524,7 +524,9 @@ final class LuauJsonRepair extends InputStream {
                 if (capLen < cap.length) {
                     cap[capLen] = b;
                 }
-                capLen++;
+                if (capLen != Integer.MAX_VALUE) {
+                    capLen++;
+                }
                 dst[o++] = b;
                 i++;
             }

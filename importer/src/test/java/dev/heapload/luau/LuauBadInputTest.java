@@ -80,6 +80,39 @@ class LuauBadInputTest {
     }
 
     @Test
+    void validJsonWithAnEscapedKeyIsNotADumpAndSaysSo() throws IOException {
+        // an escaped key once overflowed the repair filter's key buffer index (found by a new-user trial)
+        Path file = write("esc.json", "{\"objects\":{}, \"x\\\\yzw\": 1}");
+        assertEquals(file + ": not a Luau heap dump: no \"roots\" member", failure(file).getMessage());
+        // the VM never writes backslash escapes, so the filter reads a backslash as a literal byte: an escaped
+        // quote in a key is then a broken key, reported as such
+        Path key = write("esc2.json", "{\"a\\\"b\": 1, \"objects\":{}, \"roots\":{}}");
+        assertEquals(key + ": byte 5: invalid JSON: Unexpected character ('b' (code 98)): was expecting a colon to separate field name and value",
+            failure(key).getMessage());
+    }
+
+    @Test
+    void aDumpNeedsRoots() throws IOException {
+        Path file = write("objects-only.json", "{\"objects\":{}}");
+        assertEquals(file + ": not a Luau heap dump: no \"roots\" member", failure(file).getMessage());
+    }
+
+    @Test
+    void randomBytesGiveOneLineNamingTheFile() throws IOException {
+        java.util.Random random = new java.util.Random(7);
+        for (int round = 0; round < 200; round++) {
+            byte[] bytes = new byte[1 + random.nextInt(3000)];
+            random.nextBytes(bytes);
+            if (round % 2 == 0) {
+                bytes[0] = '{';
+            }
+            Path file = write("garbage" + round + ".json", bytes);
+            String message = failure(file).getMessage();
+            assertTrue(message.startsWith(file + ": ") && !message.contains("\n"), message);
+        }
+    }
+
+    @Test
     void missingFile() {
         Path file = dir.resolve("x.json");
         DumpFormatException e = failure(file);
