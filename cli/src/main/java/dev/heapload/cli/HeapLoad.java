@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import dev.heapload.analysis.HeapAnalyzer;
@@ -24,9 +25,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "heapload", mixinStandardHelpOptions = true, versionProvider = HeapLoad.Version.class,
     sortOptions = false,
     description = {
-        "Loads heap snapshots of embedded script VMs (Luau lua_memorydump JSON, .json or .json.gz) into a",
-        "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths,",
-        "dominators, retained size), and prints a summary of each.",
+        "Loads heap snapshots of embedded script VMs (Luau lua_memorydump JSON, .json or .json.gz) into a "
+            + "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths, "
+            + "dominators, retained size), and prints a summary of each.",
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, TreeCommand.class},
@@ -66,39 +67,89 @@ public final class HeapLoad implements Callable<Integer> {
         if (name != null && files.size() > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--name needs exactly one FILE");
         }
+        if (name != null) {
+            checkSnapshotId(name);
+        }
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
         GraphStore store = null;
+        Thread interruptNotice = new Thread(() -> System.err.println(
+            "heapload: interrupted; the store keeps only the snapshots loaded before this one"));
+        Runtime.getRuntime().addShutdownHook(interruptNotice);
         try {
+            // refuse existing ids before spending time on reading; the store is created only once the
+            // dumps were read successfully
+            if (java.nio.file.Files.isDirectory(db)) {
+                store = GraphStore.open(db);
+            }
+            List<String> ids = new java.util.ArrayList<>();
             for (Path file : files) {
-                bars.reset();
                 String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
-                // refuse an existing id before spending time on reading; the store is created only
-                // once a dump was read successfully
-                if (store == null && java.nio.file.Files.isDirectory(db)) {
-                    store = GraphStore.open(db);
+                if (ids.contains(id)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
+                        + id + "'; load them one at a time with --name");
                 }
+                ids.add(id);
                 if (store != null && !replace && store.snapshot(id).isPresent()) {
                     throw new SnapshotExistsException(id, db.toString());
                 }
-                HeapSnapshot snapshot = DumpReaders.read(file, id, bars);
+            }
+            // every file is read and analysed before the store changes, so a bad file anywhere in the list
+            // leaves the store as it was; then each snapshot is loaded all-or-nothing, in order
+            List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars);
                 HeapAnalyzer.analyze(snapshot, bars);
-                if (store == null) {
-                    store = GraphStore.open(db);
-                }
+                snapshots.add(snapshot);
+            }
+            Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
+            if (store == null) {
+                store = GraphStore.open(db);
+            }
+            for (HeapSnapshot snapshot : snapshots) {
+                bars.reset();
                 store.load(snapshot, replace, bars);
                 bars.end();
                 LoadReport.print(snapshot, out);
                 out.println("  store: " + db.toAbsolutePath().normalize());
-                TerminalProgress.printTimes(out, bars.phaseNanos());
+                Map<String, Long> times = new java.util.LinkedHashMap<>();
+                String readPhase = "read " + fileNameOf(snapshot);
+                if (readTimes.containsKey(readPhase)) {
+                    times.put(readPhase, readTimes.get(readPhase));
+                }
+                if (readTimes.containsKey("analyse")) {
+                    times.put(snapshots.size() == 1 ? "analyse" : "analyse (all files)", readTimes.get("analyse"));
+                }
+                times.putAll(bars.phaseNanos());
+                TerminalProgress.printTimes(out, times);
                 out.println();
             }
         } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interruptNotice);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is already exiting: the notice runs
+            }
             if (store != null) {
                 store.close();
             }
         }
         return 0;
+    }
+
+    private static String fileNameOf(HeapSnapshot snapshot) {
+        Path source = Path.of(snapshot.info().source());
+        return source.getFileName() == null ? snapshot.info().source() : source.getFileName().toString();
+    }
+
+    /**
+     * Rejects snapshot ids that cannot be shown on one line or stored as a file name (usage error, exit 2).
+     */
+    private void checkSnapshotId(String id) {
+        if (id.isEmpty() || id.length() > 120 || id.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--name must be 1 to 120 characters without control characters (newlines, tabs)");
+        }
     }
 
     /**
@@ -116,6 +167,12 @@ public final class HeapLoad implements Callable<Integer> {
             CommandLine cl = new CommandLine(new HeapLoad());
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(err, true));
+            cl.setParameterExceptionHandler((ex, arguments) -> {
+                CommandLine c = ex.getCommandLine();
+                err.println("heapload: " + oneLine(ex));
+                err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+                return 2;
+            });
             cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
                 err.println("heapload: " + oneLine(ex));
                 return BAD_INPUT;

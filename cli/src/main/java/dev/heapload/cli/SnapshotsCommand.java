@@ -26,6 +26,9 @@ final class SnapshotsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        if (java.nio.file.Files.exists(db) && !java.nio.file.Files.isDirectory(db)) {
+            throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
+        }
         if (!java.nio.file.Files.isDirectory(db)) {
             out.println("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
             return 0;

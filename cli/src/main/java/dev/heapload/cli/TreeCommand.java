@@ -34,13 +34,14 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "tree", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Reachability tree like Luau's tools/heapgraph.py: every object charged to the path that first",
-        "reaches it breadth-first from the roots (string keys, __meta, __env, __proto, __stack frames,",
-        "upvalues under their function's source). With two files, only objects new in AFTER count.",
-        "Weak references are not followed (as the GC does; see README)."})
+        "Reachability tree of dump files, like Luau's tools/heapgraph.py, as an SVG icicle graph and JSON.",
+        "",
+        "Every object is charged to the path that first reaches it breadth-first from the roots (string keys, "
+            + "__meta, __env, __proto, __stack frames, upvalues under their function's source). With two files, "
+            + "only objects new in AFTER count. Weak references are not followed, as the GC does (see README)."})
 final class TreeCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "SNAPSHOT", description = "Dump file (the baseline when AFTER is given).")
+    @Parameters(index = "0", paramLabel = "FILE", description = "Dump file (the baseline when AFTER is given).")
     Path first;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "AFTER", description = "Later dump of the same process: count only its new objects.")
@@ -72,7 +73,11 @@ final class TreeCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                 "--split must be none, custom or all, not '" + split + "'");
         }
-        PrintStream out = System.out;
+        if (top < 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must be 0 or more");
+        }
+        // with --json - the JSON owns stdout and the text report goes to stderr
+        PrintStream out = "-".equals(json) ? System.err : System.out;
         TerminalProgress bars = new TerminalProgress(System.console() != null);
         HeapSnapshot snapshot;
         IntPredicate counted;
