@@ -162,7 +162,9 @@ public final class HeapLoad implements Callable<Integer> {
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         PrintStream savedOut = System.out;
+        PrintStream savedErr = System.err;
         System.setOut(out);
+        System.setErr(err);
         try {
             CommandLine cl = new CommandLine(new HeapLoad());
             cl.setOut(new PrintWriter(out, true));
@@ -180,7 +182,9 @@ public final class HeapLoad implements Callable<Integer> {
             return cl.execute(args);
         } finally {
             System.out.flush();
+            System.err.flush();
             System.setOut(savedOut);
+            System.setErr(savedErr);
         }
     }
 

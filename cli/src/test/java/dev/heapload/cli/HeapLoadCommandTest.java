@@ -164,6 +164,29 @@ class HeapLoadCommandTest {
         assertTrue(run("--version").out().startsWith("heapload "));
     }
 
+    @Test
+    @Order(6)
+    void aBadFileAnywhereInTheListLoadsNothing() throws IOException {
+        byte[] good = Files.readAllBytes(example);
+        Path truncated = Files.write(tmp.resolve("cut.json"), java.util.Arrays.copyOf(good, good.length / 4));
+        Path before = example.resolveSibling("before.json");
+        Run r = run("--db", db.toString(), before.toString(), truncated.toString());
+        assertEquals(1, r.code());
+        assertEquals(truncated + ": byte " + good.length / 4 + ": unexpected end of input (truncated dump?)",
+            r.err().strip().replaceFirst("^heapload: ", ""));
+        assertStoreHoldsOnlyAfter();
+    }
+
+    @Test
+    @Order(7)
+    void treeJsonOnStdoutIsPureJson() throws IOException {
+        Path before = example.resolveSibling("before.json");
+        Run r = run("tree", "--svg", "-", "--json", "-", before.toString(), example.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("{\"name\":\"\",\"size\":0,\"count\":0,\"total\":22099,\"totalCount\":186,"), r.out());
+        assertTrue(r.err().contains("tree total: 22,099 bytes in 186 objects"), r.err());
+    }
+
     private void assertStoreHoldsOnlyAfter() throws IOException {
         try (GraphStore store = GraphStore.open(db)) {
             assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
