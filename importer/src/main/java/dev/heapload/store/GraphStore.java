@@ -160,7 +160,7 @@ public final class GraphStore implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                throw new IOException("store " + abs + " is in use by another heapload process");
+                throw new IOException("store " + abs + " is in use by another heapload process (a load, or heapload serve)");
             }
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
@@ -178,6 +178,14 @@ public final class GraphStore implements AutoCloseable {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * True when {@code dir} holds a store: a directory with a committed catalog (at least one load or delete
+     * finished there). Reads nothing else and takes no lock.
+     */
+    public static boolean isStore(Path dir) {
+        return Files.isRegularFile(dir.resolve(Catalog.FILE));
     }
 
     /** The store directory (absolute). */
