@@ -97,8 +97,8 @@ final class ServeCommand implements Callable<Integer> {
             .map(s -> String.format(Locale.ROOT, "%s (%,d objects)", s.id(), s.objectCount()))
             .collect(Collectors.joining(", ")));
         out.println();
-        out.println("  Neo4j Browser  http://localhost:" + httpPort + "/browser/   (connect URL " + bolt
-            + ", authentication: none)");
+        out.println("  Neo4j Browser  " + browserUrl(httpPort));
+        out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
         out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
@@ -111,6 +111,14 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println();
         out.println(READY);
+    }
+
+    /**
+     * Browser's address. {@code preselectAuthMethod=NO_AUTH} makes Browser 5.24 connect by itself (seen with headless
+     * Chromium): without it a fresh Browser shows its login form with "Username / Password" selected.
+     */
+    static String browserUrl(int httpPort) {
+        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
     }
 
     /** Two of the README's example queries for snapshot {@code id}, as comment and query lines. */

@@ -152,7 +152,7 @@ class ServeCommandTest {
                 Thread.sleep(100);
             }
             String welcome = Files.readString(stdout);
-            assertTrue(welcome.contains("http://localhost:" + http + "/browser/"), welcome);
+            assertTrue(welcome.contains("http://localhost:" + http + "/browser/?preselectAuthMethod=NO_AUTH"), welcome);
             assertTrue(welcome.contains("bolt://localhost:" + bolt), welcome);
             assertTrue(welcome.contains("127.0.0.1 only"), welcome);
             assertTrue(welcome.contains("MATCH (o:Object {snapshot: 'after'})"), welcome);
