@@ -67,11 +67,13 @@ final class ServeCommand implements Callable<Integer> {
         }
         PrintStream out = System.out;
         GraphStore store = GraphStore.open(dir);
+        StopSignal signal = null;
         try {
             List<SnapshotSummary> snapshots = store.snapshots();
             if (snapshots.isEmpty()) {
                 throw new IOException("store " + dir + " holds no snapshots; load a dump first: heapload --db " + db + " FILE");
             }
+            signal = new StopSignal(); // before Neo4j starts: Ctrl-C during the start also closes the store cleanly
             out.println("Starting Neo4j on store " + dir + " ...");
             out.flush();
             try {
@@ -82,11 +84,24 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IOException(e.getMessage() + "; is Neo4j or another heapload serve running? choose another with "
                     + option, e);
             }
-            printWelcome(out, dir, snapshots);
-            out.flush();
-            awaitStop(store, out);
-        } finally {
+            if (!signal.requested()) {
+                printWelcome(out, dir, snapshots);
+                out.flush();
+            }
+            if (signal.await()) {
+                out.println("Stopping Neo4j ...");
+            }
             store.close();
+            out.println("Stopped; store released.");
+            out.flush();
+        } finally {
+            try {
+                store.close();
+            } finally {
+                if (signal != null) {
+                    signal.done();
+                }
+            }
         }
         return 0;
     }
@@ -141,39 +156,51 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Blocks until the JVM shuts down (Ctrl-C, SIGTERM) or this thread is interrupted, then closes the store in
-     * this thread while the shutdown hook waits for it, so Neo4j stops cleanly and the store lock is released
-     * before the JVM exits.
+     * Ctrl-C (SIGINT) and SIGTERM make the JVM run its shutdown hooks and then halt. This hook only tells the
+     * command thread to stop and waits (at most a minute) until that thread has closed the store, so Neo4j shuts
+     * down cleanly and the store lock is released before the JVM halts; the store is used from one thread only.
      */
-    private static void awaitStop(GraphStore store, PrintStream out) throws IOException {
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
+    private static final class StopSignal {
+        private final CountDownLatch stop = new CountDownLatch(1);
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private final Thread hook = new Thread(this::stopAndWait, "heapload-serve-shutdown");
+
+        StopSignal() {
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        private void stopAndWait() {
             stop.countDown();
             try {
                 stopped.await(60, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, "heapload-serve-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            stop.await();
-            out.println("Stopping Neo4j ...");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
+        }
+
+        /** True once Ctrl-C or SIGTERM arrived. */
+        boolean requested() {
+            return stop.getCount() == 0;
+        }
+
+        /** Waits for Ctrl-C or SIGTERM; false when this thread was interrupted instead. */
+        boolean await() {
             try {
-                store.close();
-                out.println("Stopped; store released.");
-                out.flush();
-            } finally {
-                stopped.countDown();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running: it returns once stopped is counted down
-                }
+                stop.await();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        /** The store is closed: lets a running hook return, or removes the hook when the JVM is not stopping. */
+        void done() {
+            stopped.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running and returns now
             }
         }
     }

@@ -297,10 +297,12 @@ public final class GraphStore implements AutoCloseable {
      * {@code 127.0.0.1:boltPort} and HTTP on {@code 127.0.0.1:httpPort} (loopback only, advertised as
      * {@code localhost}), authentication disabled, HTTPS off. Neo4j Browser is on
      * {@code http://localhost:httpPort/browser/} when the {@code org.neo4j.client:neo4j-browser} jar is on the class
-     * path (the cli module has it). The server runs until {@link #close()}, which stops it within a second; the
+     * path (the cli module has it). The server runs until {@link #close()}, which stops it in one to a few seconds
+     * (the Bolt connectors' 5 s shutdown waits are set to zero); the
      * store lock stays held until then, so no other process can load into or delete from the store meanwhile. A
      * {@link #load} or {@link #delete} by this process stops it, and the next {@link #database()} call starts it
-     * again on the same ports. Starting takes about 6 s in a fresh JVM (shared/docs/neo4j-measurements.md §1).
+     * again on the same ports. Starting takes about 6 s in a fresh JVM on a quiet machine
+     * (shared/docs/neo4j-measurements.md §1).
      *
      * @param boltPort TCP port for Bolt (Neo4j's default is 7687)
      * @param httpPort TCP port for HTTP and Browser (Neo4j's default is 7474)
