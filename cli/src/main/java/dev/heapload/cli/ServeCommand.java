@@ -136,7 +136,7 @@ final class ServeCommand implements Callable<Integer> {
         return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
     }
 
-    /** Two of the README's example queries for snapshot {@code id}, as comment and query lines. */
+    /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */
     static List<String> starterQueries(String id) {
         String s = "'" + id.replace("\\", "\\\\").replace("'", "\\'") + "'";
         return List.of(
