@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +22,11 @@ import org.neo4j.batchimport.api.Monitor;
 import org.neo4j.batchimport.api.input.Collector;
 import org.neo4j.configuration.Config;
 import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
+import org.neo4j.configuration.connectors.HttpConnector;
+import org.neo4j.configuration.connectors.HttpsConnector;
+import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -233,13 +239,42 @@ final class GraphBuilder {
         return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
-    /** Starts an embedded DBMS on {@code home} with logs in {@code logsDir} and the given page cache size in bytes. */
-    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache) {
+    /**
+     * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes and
+     * {@code extra} settings on top (empty, or {@link #serverSettings}).
+     */
+    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
+                                           Map<Setting<?>, Object> extra) {
         return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
             .setConfig(commonSettings(logsDir))
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
+            .setConfig(extra)
             .setUserLogProvider(userLog)
             .build();
+    }
+
+    /** The address the Bolt and HTTP connectors of {@link #serverSettings} listen on: loopback only. */
+    static final String LOOPBACK = "127.0.0.1";
+
+    /**
+     * Settings that make the embedded DBMS a local server: Bolt on {@code boltPort} and HTTP on {@code httpPort},
+     * both on {@link #LOOPBACK} only (advertised as {@code localhost}, which Neo4j Browser uses to reach Bolt),
+     * HTTPS off, authentication off. The two Bolt shutdown waits are set to zero: with their defaults every
+     * shutdown waits 5 s per Bolt connector (10 s; shared/docs/neo4j-measurements.md §1).
+     */
+    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort) {
+        Map<Setting<?>, Object> settings = new HashMap<>();
+        settings.put(BoltConnector.enabled, true);
+        settings.put(BoltConnector.listen_address, new SocketAddress(LOOPBACK, boltPort));
+        settings.put(BoltConnector.advertised_address, new SocketAddress("localhost", boltPort));
+        settings.put(HttpConnector.enabled, true);
+        settings.put(HttpConnector.listen_address, new SocketAddress(LOOPBACK, httpPort));
+        settings.put(HttpConnector.advertised_address, new SocketAddress("localhost", httpPort));
+        settings.put(HttpsConnector.enabled, false);
+        settings.put(GraphDatabaseSettings.auth_enabled, false);
+        settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
+        settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
+        return settings;
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -27,6 +28,7 @@ import java.util.stream.Stream;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.config.Setting;
 import org.neo4j.logging.log4j.Log4jLogProvider;
 
 import dev.heapload.analysis.HeapAnalysis;
@@ -108,6 +110,10 @@ public final class GraphStore implements AutoCloseable {
     private Catalog catalog;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
+    /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
+    private Map<Setting<?>, Object> serverSettings = Map.of();
+    /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
+    private int[] serverPorts = new int[0];
     private boolean closed;
 
     private GraphStore(Path dir, FileChannel lockChannel, FileLock lock, PrintStream log) throws IOException {
@@ -154,7 +160,7 @@ public final class GraphStore implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                throw new IOException("store " + abs + " is in use by another heapload process");
+                throw new IOException("store " + abs + " is in use by another heapload process (a load, or heapload serve)");
             }
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
@@ -172,6 +178,14 @@ public final class GraphStore implements AutoCloseable {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * True when {@code dir} holds a store: a directory with a committed catalog (at least one load or delete
+     * finished there). Reads nothing else and takes no lock.
+     */
+    public static boolean isStore(Path dir) {
+        return Files.isRegularFile(dir.resolve(Catalog.FILE));
     }
 
     /** The store directory (absolute). */
@@ -264,10 +278,57 @@ public final class GraphStore implements AutoCloseable {
                 graph = catalog.graphDirectory();
             }
             Path home = dir.resolve(graph);
-            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home));
+            try {
+                dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), serverSettings);
+            } catch (RuntimeException e) {
+                PortInUseException inUse = PortInUseException.find(e, serverPorts);
+                if (inUse != null) {
+                    throw inUse;
+                }
+                throw e;
+            }
             db = dbms.database(DATABASE);
         }
         return db;
+    }
+
+    /**
+     * Serves the graph to other programs on this machine: (re)starts the DBMS of {@link #database()} with Bolt on
+     * {@code 127.0.0.1:boltPort} and HTTP on {@code 127.0.0.1:httpPort} (loopback only, advertised as
+     * {@code localhost}), authentication disabled, HTTPS off. Neo4j Browser is on
+     * {@code http://localhost:httpPort/browser/} when the {@code org.neo4j.client:neo4j-browser} jar is on the class
+     * path (the cli module has it). The server runs until {@link #close()}, which stops it in one to a few seconds
+     * (the Bolt connectors' 5 s shutdown waits are set to zero); the
+     * store lock stays held until then, so no other process can load into or delete from the store meanwhile. A
+     * {@link #load} or {@link #delete} by this process stops it, and the next {@link #database()} call starts it
+     * again on the same ports. Starting takes about 6 s in a fresh JVM on a quiet machine
+     * (shared/docs/neo4j-measurements.md §1).
+     *
+     * @param boltPort TCP port for Bolt (Neo4j's default is 7687)
+     * @param httpPort TCP port for HTTP and Browser (Neo4j's default is 7474)
+     * @return the served database, as {@link #database()} returns it
+     * @throws PortInUseException when another process listens on one of the ports (the store stays open, the
+     *                            DBMS stopped; nothing is served)
+     * @throws IOException        as {@link #database()}
+     */
+    public GraphDatabaseService serve(int boltPort, int httpPort) throws IOException {
+        ensureOpen();
+        if (boltPort == httpPort) {
+            throw new IllegalArgumentException("Bolt and HTTP need different ports (both " + boltPort + ")");
+        }
+        closeDatabase();
+        for (int port : new int[] {boltPort, httpPort}) {
+            PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
+        }
+        serverSettings = GraphBuilder.serverSettings(boltPort, httpPort);
+        serverPorts = new int[] {boltPort, httpPort};
+        try {
+            return database();
+        } catch (IOException | RuntimeException e) {
+            serverSettings = Map.of();
+            serverPorts = new int[0];
+            throw e;
+        }
     }
 
     /** Shuts the DBMS down (if started) and releases the store. Idempotent. */
@@ -397,7 +458,8 @@ public final class GraphStore implements AutoCloseable {
             GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
                 progress);
             buildHook.reached("imported");
-            built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)));
+            built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)),
+                Map.of());
             GraphBuilder.createSchema(built.database(DATABASE), progress);
             DatabaseManagementService d = built;
             built = null;

@@ -1,0 +1,207 @@
+package dev.heapload.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.PortInUseException;
+import dev.heapload.store.SnapshotSummary;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code heapload serve}: opens a store and serves its graph over Bolt and HTTP on 127.0.0.1, with Neo4j Browser
+ * on {@code http://localhost:HTTP-PORT/browser/}, until Ctrl-C (or SIGTERM), which shuts Neo4j down and releases
+ * the store. Authentication is disabled; the server listens on the loopback address only. The store stays locked
+ * while serving, so a concurrent load into the same store fails with "in use by another heapload process".
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Serves the store's graph until Ctrl-C: Neo4j Browser on",
+        "http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for cypher-shell",
+        "and drivers. Listens on 127.0.0.1 only; authentication is disabled.",
+        "",
+        "Example: heapload serve --db heapload-db"})
+final class ServeCommand implements Callable<Integer> {
+
+    /** Printed once Bolt, HTTP and Browser accept connections; tests wait for this line. */
+    static final String READY = "Press Ctrl-C to stop.";
+
+    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
+        description = "Store directory (default: ${DEFAULT-VALUE}).")
+    Path db;
+
+    @Option(names = "--bolt-port", paramLabel = "PORT", defaultValue = "7687",
+        description = "Bolt port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+    int boltPort;
+
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7474",
+        description = "HTTP port on 127.0.0.1, for Neo4j Browser (default: ${DEFAULT-VALUE}).")
+    int httpPort;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        for (int port : new int[] {boltPort, httpPort}) {
+            if (port < 1 || port > 65535) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "port " + port + " is not in 1..65535");
+            }
+        }
+        if (boltPort == httpPort) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--bolt-port and --http-port must differ (both " + boltPort + ")");
+        }
+        Path dir = db.toAbsolutePath().normalize();
+        if (!GraphStore.isStore(dir)) {
+            throw new IOException("no heapload store at " + dir + "; load a dump first: heapload --db " + db + " FILE");
+        }
+        PrintStream out = System.out;
+        GraphStore store = GraphStore.open(dir);
+        StopSignal signal = null;
+        try {
+            List<SnapshotSummary> snapshots = store.snapshots();
+            if (snapshots.isEmpty()) {
+                throw new IOException("store " + dir + " holds no snapshots; load a dump first: heapload --db " + db + " FILE");
+            }
+            signal = new StopSignal(); // before Neo4j starts: Ctrl-C during the start also closes the store cleanly
+            out.println("Starting Neo4j on store " + dir + " ...");
+            out.flush();
+            try {
+                store.serve(boltPort, httpPort);
+            } catch (PortInUseException e) {
+                String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
+                    : "--bolt-port or --http-port";
+                throw new IOException(e.getMessage() + "; is Neo4j or another heapload serve running? choose another with "
+                    + option, e);
+            }
+            if (!signal.requested()) {
+                printWelcome(out, dir, snapshots);
+                out.flush();
+            }
+            if (signal.await()) {
+                out.println("Stopping Neo4j ...");
+            }
+            store.close();
+            out.println("Stopped; store released.");
+            out.flush();
+        } finally {
+            try {
+                store.close();
+            } finally {
+                if (signal != null) {
+                    signal.done();
+                }
+            }
+        }
+        return 0;
+    }
+
+    private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots) {
+        String bolt = "bolt://localhost:" + boltPort;
+        out.println("Serving " + dir + ": " + snapshots.stream()
+            .map(s -> String.format(Locale.ROOT, "%s (%,d objects)", s.id(), s.objectCount()))
+            .collect(Collectors.joining(", ")));
+        out.println();
+        out.println("  Neo4j Browser  " + browserUrl(httpPort));
+        out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
+        out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
+        out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
+        out.println();
+        out.println("Authentication is disabled: the server listens on 127.0.0.1 only, but every local user and");
+        out.println("program can read and change the graph while it runs.");
+        out.println();
+        out.println("Starter queries:");
+        for (String line : starterQueries(snapshots.get(snapshots.size() - 1).id())) {
+            out.println(line.isEmpty() ? "" : "  " + line);
+        }
+        out.println();
+        out.println(READY);
+    }
+
+    /**
+     * Browser's address. {@code preselectAuthMethod=NO_AUTH} makes Browser 5.24 connect by itself (seen with headless
+     * Chromium): without it a fresh Browser shows its login form with "Username / Password" selected.
+     */
+    static String browserUrl(int httpPort) {
+        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
+    }
+
+    /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */
+    static List<String> starterQueries(String id) {
+        String s = "'" + id.replace("\\", "\\\\").replace("'", "\\'") + "'";
+        return List.of(
+            "// bytes and counts by type",
+            "MATCH (o:Object {snapshot: " + s + "})",
+            "RETURN o.type AS type, count(*) AS objects, sum(o.size) AS bytes ORDER BY bytes DESC",
+            "",
+            "// the ten largest retainers, each with its retention path back to its root",
+            "MATCH (o:Object {snapshot: " + s + "}) WHERE o.reachable",
+            "WITH o ORDER BY o.retainedSize DESC LIMIT 10",
+            "MATCH p = (o)-[:RETAINED_BY*0..]->(r) WHERE r.rootName IS NOT NULL",
+            "RETURN o.type, o.address, o.retainedSize,",
+            "       [rel IN relationships(p) | coalesce(rel.name, rel.kind)] AS pathFromObjectToRoot, r.rootName",
+            "",
+            "// the snapshot's objects as a picture: its roots and what they reference directly",
+            "MATCH p = (:Snapshot {id: " + s + "})-[:ROOT]->()-[:REF]->() RETURN p LIMIT 50");
+    }
+
+    /**
+     * Ctrl-C (SIGINT) and SIGTERM make the JVM run its shutdown hooks and then halt. This hook only tells the
+     * command thread to stop and waits (at most a minute) until that thread has closed the store, so Neo4j shuts
+     * down cleanly and the store lock is released before the JVM halts; the store is used from one thread only.
+     */
+    private static final class StopSignal {
+        private final CountDownLatch stop = new CountDownLatch(1);
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private final Thread hook = new Thread(this::stopAndWait, "heapload-serve-shutdown");
+
+        StopSignal() {
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        private void stopAndWait() {
+            stop.countDown();
+            try {
+                stopped.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** True once Ctrl-C or SIGTERM arrived. */
+        boolean requested() {
+            return stop.getCount() == 0;
+        }
+
+        /** Waits for Ctrl-C or SIGTERM; false when this thread was interrupted instead. */
+        boolean await() {
+            try {
+                stop.await();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        /** The store is closed: lets a running hook return, or removes the hook when the JVM is not stopping. */
+        void done() {
+            stopped.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running and returns now
+            }
+        }
+    }
+}

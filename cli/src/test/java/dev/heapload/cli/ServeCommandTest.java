@@ -1,0 +1,211 @@
+package dev.heapload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+import dev.heapload.cli.HeapLoadCommandTest.Run;
+import dev.heapload.store.GraphStore;
+
+/**
+ * {@code heapload serve} as a person uses it: start it in a child JVM on the bundled event-listeners store, open
+ * Neo4j Browser's page over HTTP, run a query over Bolt, try a concurrent load, stop it with SIGTERM (what Ctrl-C
+ * sends the JVM), and open the store again. Plus the one-line errors for a missing or empty store and a taken port.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ServeCommandTest {
+
+    /** Guard against a hung child; the start takes 5–30 s depending on the machine's load. */
+    private static final long GUARD_SECONDS = 240;
+
+    @TempDir
+    static Path tmp;
+
+    static Path db;
+    static Path example;
+
+    @BeforeAll
+    static void load() {
+        example = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
+        db = tmp.resolve("db");
+        Run r = HeapLoadCommandTest.run("--db", db.toString(), example.toString());
+        assertEquals(0, r.code(), r.err());
+    }
+
+    /** Two distinct ports that were free a moment ago. */
+    static int[] freePorts() throws IOException {
+        try (ServerSocket a = new ServerSocket(); ServerSocket b = new ServerSocket()) {
+            a.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            b.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return new int[] {a.getLocalPort(), b.getLocalPort()};
+        }
+    }
+
+    private static void assertOneLineError(Run r, String... parts) {
+        assertEquals(1, r.code(), r.err());
+        String err = r.err().strip();
+        assertFalse(err.contains("\n") || err.contains("Exception") || err.contains("\tat "), r.err());
+        for (String part : parts) {
+            assertTrue(err.contains(part), part + " not in: " + err);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aMissingOrEmptyStoreIsAOneLineErrorAndCreatesNothing() throws IOException {
+        Path missing = tmp.resolve("missing");
+        assertOneLineError(HeapLoadCommandTest.run("serve", "--db", missing.toString()), "no heapload store at", "missing");
+        assertFalse(Files.exists(missing));
+
+        Path plainDir = Files.createDirectories(tmp.resolve("plain"));
+        assertOneLineError(HeapLoadCommandTest.run("serve", "--db", plainDir.toString()), "no heapload store at");
+        try (var files = Files.list(plainDir)) {
+            assertEquals(0, files.count(), "serve wrote into a directory that is not a store");
+        }
+
+        Path empty = tmp.resolve("empty");
+        try (GraphStore store = GraphStore.open(empty)) {
+            store.database(); // commits an empty graph: a store without snapshots
+        }
+        assertOneLineError(HeapLoadCommandTest.run("serve", "--db", empty.toString()), "holds no snapshots");
+    }
+
+    @Test
+    @Order(2)
+    void aTakenPortIsAOneLineErrorNamingItsOption() throws IOException {
+        int[] ports = freePorts();
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
+            int port = taken.getLocalPort();
+            assertOneLineError(HeapLoadCommandTest.run("serve", "--db", db.toString(), "--bolt-port",
+                String.valueOf(ports[0]), "--http-port", String.valueOf(port)),
+                "port " + port + " on 127.0.0.1 is already in use", "--http-port");
+            assertOneLineError(HeapLoadCommandTest.run("serve", "--db", db.toString(), "--bolt-port",
+                String.valueOf(port), "--http-port", String.valueOf(ports[1])),
+                "port " + port + " on 127.0.0.1 is already in use", "--bolt-port");
+        }
+        assertEquals(2, HeapLoadCommandTest.run("serve", "--db", db.toString(), "--bolt-port", "7474").code());
+        assertEquals(2, HeapLoadCommandTest.run("serve", "--db", db.toString(), "--http-port", "70000").code());
+        // the store was released after each failure
+        try (GraphStore store = GraphStore.open(db)) {
+            assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void servesBrowserAndBoltUntilSigtermThenTheStoreOpensAgain() throws Exception {
+        int[] ports = freePorts();
+        int bolt = ports[0];
+        int http = ports[1];
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true",
+            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
+            "serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt), "--http-port", String.valueOf(http)));
+        // to files, not pipes: Process.destroy() closes the pipes, and the lines printed while stopping are wanted
+        Path stdout = tmp.resolve("serve.out");
+        Path stderr = tmp.resolve("serve.err");
+        Process child = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GUARD_SECONDS);
+            while (!Files.readString(stdout).contains(ServeCommand.READY)) {
+                if (!child.isAlive()) {
+                    fail("serve exited with " + child.exitValue() + " before it was ready:\n" + Files.readString(stdout)
+                        + Files.readString(stderr));
+                }
+                if (System.nanoTime() > deadline) {
+                    fail("serve not ready after " + GUARD_SECONDS + " s:\n" + Files.readString(stdout)
+                        + Files.readString(stderr));
+                }
+                Thread.sleep(100);
+            }
+            String welcome = Files.readString(stdout);
+            assertTrue(welcome.contains("http://localhost:" + http + "/browser/?preselectAuthMethod=NO_AUTH"), welcome);
+            assertTrue(welcome.contains("bolt://localhost:" + bolt), welcome);
+            assertTrue(welcome.contains("127.0.0.1 only"), welcome);
+            assertTrue(welcome.contains("MATCH (o:Object {snapshot: 'after'})"), welcome);
+            assertTrue(welcome.contains("after (871 objects)"), welcome);
+
+            // Neo4j Browser's page, from the same process
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/browser/"))
+                .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, page.statusCode());
+            assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), page.headers().toString());
+            assertTrue(page.body().contains("<title>Neo4j Browser</title>"), page.body());
+
+            // a query over Bolt, without credentials
+            try (Driver driver = GraphDatabase.driver("bolt://127.0.0.1:" + bolt, AuthTokens.none());
+                 Session session = driver.session()) {
+                assertEquals(871L, session.run("MATCH (o:Object) RETURN count(o) AS n").single().get("n").asLong());
+                assertEquals(102286L, session.run("MATCH (s:Snapshot {id: 'after'}) RETURN s.totalBytes AS b")
+                    .single().get("b").asLong());
+            }
+
+            // a concurrent load into the served store is refused with one line, and changes nothing
+            Run load = HeapLoadCommandTest.run("--db", db.toString(), "--name", "again", example.toString());
+            assertOneLineError(load, "is in use by another heapload process");
+            assertTrue(child.isAlive());
+        } finally {
+            long stopStart = System.nanoTime();
+            child.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the JVM runs its shutdown hooks
+            if (!child.waitFor(GUARD_SECONDS, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+                fail("serve did not stop on SIGTERM:\n" + Files.readString(stdout));
+            }
+            // for the reader of the test log only (no assertion on time): about 1-3 s, not 10+
+            System.out.printf("serve exited %.1f s after SIGTERM%n", (System.nanoTime() - stopStart) / 1e9);
+        }
+        assertEquals(143, child.exitValue(), "exit status of a JVM ended by SIGTERM");
+        String all = Files.readString(stdout);
+        assertTrue(all.endsWith(ServeCommand.READY + "\nStopping Neo4j ...\nStopped; store released.\n"), all);
+        assertEquals("", Files.readString(stderr).strip(), "serve printed to stderr");
+        // the 10 s Bolt shutdown wait is configured away (shared/docs/neo4j-measurements.md §1)
+        String debugLog = Files.readString(db.resolve("logs").resolve("debug.log"));
+        assertTrue(debugLog.contains("internal.server.bolt.connection_shutdown_wait_time=0s"));
+        assertTrue(debugLog.contains("internal.server.bolt.thread_pool_shutdown_wait_time=0s"));
+        assertTrue(debugLog.contains("server.bolt.listen_address=127.0.0.1:" + bolt));
+        assertTrue(debugLog.contains("server.http.listen_address=127.0.0.1:" + http));
+
+        // the store opens afterwards, unchanged
+        try (GraphStore store = GraphStore.open(db)) {
+            assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
+            try (Transaction tx = store.database().beginTx();
+                 Result res = tx.execute("MATCH (o:Object) RETURN count(o) AS n")) {
+                assertEquals(871L, res.next().get("n"));
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.heapload.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.graphdb.Transaction;
+
+import dev.heapload.model.Progress;
+
+/** {@link GraphStore#serve}: Bolt on loopback without authentication, taken ports, the lock held while serving. */
+class GraphStoreServeTest {
+
+    @TempDir
+    Path tmp;
+
+    /** A port that was free a moment ago (the OS hands out a fresh ephemeral port each time). */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void servesTheGraphOverBoltWithoutAuthAndKeepsTheStoreLocked() throws IOException {
+        Path dir = tmp.resolve("db");
+        int bolt = freePort();
+        int http = freePort();
+        try (GraphStore store = GraphStore.open(dir)) {
+            store.load(TestSnapshots.analysed("a"), false, Progress.NONE);
+            store.serve(bolt, http);
+            try (Driver driver = GraphDatabase.driver("bolt://127.0.0.1:" + bolt, AuthTokens.none());
+                 Session session = driver.session()) {
+                assertEquals(TestSnapshots.OBJECTS,
+                    session.run("MATCH (o:Object {snapshot: 'a'}) RETURN count(o) AS n").single().get("n").asLong());
+            }
+            // embedded queries go to the same served database
+            try (Transaction tx = store.database().beginTx()) {
+                assertEquals((long) TestSnapshots.OBJECTS,
+                    tx.execute("MATCH (o:Object) RETURN count(o) AS n").next().get("n"));
+            }
+            IOException inUse = assertThrows(IOException.class, () -> GraphStore.open(dir));
+            assertTrue(inUse.getMessage().contains("in use by another heapload process"), inUse.getMessage());
+        }
+        // closed: the ports and the store are free again
+        try (ServerSocket again = new ServerSocket()) {
+            again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), bolt));
+        }
+        try (GraphStore store = GraphStore.open(dir)) {
+            assertEquals(1, store.snapshots().size());
+        }
+    }
+
+    @Test
+    void aTakenPortIsReportedByNumberAndTheStoreStaysUsable() throws IOException {
+        Path dir = tmp.resolve("db");
+        try (GraphStore store = GraphStore.open(dir);
+             ServerSocket taken = new ServerSocket()) {
+            store.load(TestSnapshots.analysed("a"), false, Progress.NONE);
+            taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int http = taken.getLocalPort();
+            PortInUseException e = assertThrows(PortInUseException.class, () -> store.serve(freePort(), http));
+            assertEquals(http, e.port());
+            assertEquals("port " + http + " on 127.0.0.1 is already in use", e.getMessage());
+            try (Transaction tx = store.database().beginTx()) {
+                assertEquals((long) TestSnapshots.OBJECTS,
+                    tx.execute("MATCH (o:Object) RETURN count(o) AS n").next().get("n"));
+            }
+        }
+    }
+}
