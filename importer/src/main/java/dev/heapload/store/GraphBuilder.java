@@ -233,11 +233,22 @@ final class GraphBuilder {
         return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
-    /** Starts an embedded DBMS on {@code home} with logs in {@code logsDir} and the given page cache size in bytes. */
+    /**
+     * Bound on the memory one transaction may use ({@code db.memory.transaction.max}), in bytes: a query that
+     * needs more fails with an error instead of exhausting the heap. {@code -Dheapload.query.memoryMax=BYTES},
+     * default 1.5 GiB.
+     */
+    static final long TRANSACTION_MEMORY_MAX = Long.getLong("heapload.query.memoryMax", 1536L << 20);
+
+    /**
+     * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes and
+     * {@link #TRANSACTION_MEMORY_MAX} as the per-transaction memory limit.
+     */
     static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache) {
         return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
             .setConfig(commonSettings(logsDir))
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
+            .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
             .setUserLogProvider(userLog)
             .build();
     }
