@@ -236,9 +236,10 @@ final class GraphBuilder {
     /**
      * Bound on the memory one transaction may use ({@code db.memory.transaction.max}), in bytes: a query that
      * needs more fails with an error instead of exhausting the heap. {@code -Dheapload.query.memoryMax=BYTES},
-     * default 1.5 GiB.
+     * default 1.5 GiB or 60% of the maximum heap, whichever is smaller (the launcher's default heap is 1200 MiB).
      */
-    static final long TRANSACTION_MEMORY_MAX = Long.getLong("heapload.query.memoryMax", 1536L << 20);
+    static final long TRANSACTION_MEMORY_MAX = Long.getLong("heapload.query.memoryMax",
+        Math.min(1536L << 20, Runtime.getRuntime().maxMemory() / 10 * 6));
 
     /**
      * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes and
