@@ -31,4 +31,4 @@ WITH h, objects, newBytes,
      + [i IN range(0, size(rels) - 1) | coalesce(rels[i].name, '[' + rels[i].kind + ']') + ' in ' + ns[i].type] AS path
 RETURN sum(objects) AS objects, sum(newBytes) AS newBytes, sum(h.retainedSize) AS retainedBytes, count(h) AS heads,
        h.type AS headType, path
-ORDER BY newBytes DESC, objects DESC, headType
+ORDER BY newBytes DESC, objects DESC, headType, path
