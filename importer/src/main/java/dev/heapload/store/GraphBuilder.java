@@ -240,14 +240,24 @@ final class GraphBuilder {
     }
 
     /**
-     * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes and
-     * {@code extra} settings on top (empty, or {@link #serverSettings}).
+     * Bound on the memory one transaction may use ({@code db.memory.transaction.max}), in bytes: a query that
+     * needs more fails with an error instead of exhausting the heap. {@code -Dheapload.query.memoryMax=BYTES},
+     * default 1.5 GiB or 60% of the maximum heap, whichever is smaller (the launcher's default heap is 1200 MiB).
+     */
+    static final long TRANSACTION_MEMORY_MAX = Long.getLong("heapload.query.memoryMax",
+        Math.min(1536L << 20, Runtime.getRuntime().maxMemory() / 10 * 6));
+
+    /**
+     * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes,
+     * {@link #TRANSACTION_MEMORY_MAX} as the per-transaction memory limit and {@code extra} settings on top
+     * (empty, or {@link #serverSettings}).
      */
     static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
                                            Map<Setting<?>, Object> extra) {
         return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
             .setConfig(commonSettings(logsDir))
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
+            .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
             .setConfig(extra)
             .setUserLogProvider(userLog)
             .build();

@@ -1,0 +1,81 @@
+package dev.heapload.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import dev.heapload.queries.QueryLibrary;
+import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.ResultWriter;
+import dev.heapload.queries.SavedQuery;
+import dev.heapload.store.GraphStore;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code heapload query NAME|FILE.cypher [-p key=value]... [--format table|csv|json] [--limit N] [--db DIR]}: runs
+ * one saved query on the store, read-only, with its parameters passed as Cypher parameters (typed per the query's
+ * header). Exit 1 with one line on stderr when the store, the snapshot or a parameter is wrong, or when the query
+ * hits the transaction timeout or memory limit; exit 2 on usage errors.
+ */
+@Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Runs a saved query (see: heapload queries) or any .cypher file with a saved-query header.",
+        "Example: heapload query new-objects -p baseline=before -p target=after"})
+final class QueryCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Saved query name, or a path to a .cypher file.")
+    String name;
+
+    @Option(names = {"-p", "--param"}, paramLabel = "KEY=VALUE", mapFallbackValue = "",
+        description = "A query parameter (repeatable); typed per the query's header.")
+    Map<String, String> params = new LinkedHashMap<>();
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+        description = "table, csv or json (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
+        description = "Print at most N rows (default: all).")
+    long limit;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
+        description = "Stop the query after this many seconds (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
+        description = "Store directory (default: ${DEFAULT-VALUE}).")
+    Path db;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        ResultWriter.Format fmt;
+        try {
+            fmt = ResultWriter.Format.of(format);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (limit < 0 || timeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
+        }
+        SavedQuery query = QueryLibrary.builtIn().resolve(name);
+        Map<String, Object> bound = QueryRunner.bind(query, params);
+        if (!Files.isDirectory(db)) {
+            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
+        }
+        QueryResult result;
+        try (GraphStore store = GraphStore.open(db)) {
+            result = QueryRunner.run(store.database(), query, bound, limit, Duration.ofSeconds(timeoutSeconds));
+        }
+        ResultWriter.write(result, fmt, System.out);
+        return 0;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.heapload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code heapload queries} and {@code heapload query} in-process on the bundled event-listeners pair: formats,
+ * --limit, a .cypher path, and one-line errors with exit 1 (2 for usage errors).
+ */
+class QueryCommandTest {
+
+    @TempDir
+    static Path tmp;
+
+    static Path db;
+    static Path testdata;
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = HeapLoad.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @BeforeAll
+    static void load() {
+        testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"));
+        Path dir = testdata.resolve("luau").resolve("event-listeners");
+        db = tmp.resolve("db");
+        Run r = run("--db", db.toString(), "--no-progress", dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
+        assertEquals(0, r.code(), r.err());
+    }
+
+    @Test
+    void queriesListsTheLibrary() {
+        Run r = run("queries");
+        assertEquals(0, r.code(), r.err());
+        for (String name : List.of("summary", "largest-retainers", "new-objects", "leak-groups", "growth", "why-alive",
+            "weak-only", "unreachable", "categories", "type-histogram", "type-histogram-diff")) {
+            assertTrue(r.out().contains(name + "\n"), name + " missing from\n" + r.out());
+        }
+        assertTrue(r.out().contains("    parameters: baseline string, target string\n"), r.out());
+    }
+
+    @Test
+    void csvOutputEqualsTheGoldenFile() throws Exception {
+        Run r = run("query", "new-objects", "-p", "baseline=before", "-p", "target=after", "--format", "csv", "--db", db.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(Files.readString(testdata.resolve("golden").resolve("new-objects.event-listeners.csv")), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void jsonTableAndLimit() {
+        Run json = run("query", "type-histogram", "-p", "snapshot=after", "--format", "json", "--limit", "1", "--db", db.toString());
+        assertEquals(0, json.code(), json.err());
+        assertEquals("""
+            [ {
+              "type" : "table",
+              "objects" : 213,
+              "bytes" : 43456,
+              "reachableObjects" : 208,
+              "reachableBytes" : 43056,
+              "maxRetainedSize" : 20280
+            } ]
+            """, json.out());
+        Run table = run("query", "type-histogram", "-p", "snapshot=after", "--limit", "2", "--db", db.toString());
+        assertEquals("""
+            type      objects  bytes  reachableObjects  reachableBytes  maxRetainedSize
+            --------  -------  -----  ----------------  --------------  ---------------
+            table         213  43456               208           43056            20280
+            function      274  15016               272           14904             2529
+            (2 rows, more cut off by --limit)
+            """, table.out());
+    }
+
+    @Test
+    void aCypherFileWithAHeaderRuns() throws Exception {
+        Path f = Files.writeString(tmp.resolve("count.cypher"), """
+            // name: count
+            // description: Objects of one type.
+            // param: snapshot string
+            // param: type string = table
+            // columns: n
+            MATCH (o:Object {snapshot: $snapshot, type: $type}) RETURN count(o) AS n
+            """);
+        Run r = run("query", f.toString(), "-p", "snapshot=after", "--format", "csv", "--db", db.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals("n\n213\n", r.out());
+        // a value is a parameter, never Cypher text
+        Run inj = run("query", f.toString(), "-p", "snapshot=after' OR 1=1 //", "--format", "csv", "--db", db.toString());
+        assertEquals(1, inj.code());
+        assertEquals("heapload: no snapshot 'after' OR 1=1 //' in the store (heapload snapshots lists them)\n", inj.err());
+    }
+
+    @Test
+    void errorsAreOneLineWithExitOne() throws Exception {
+        Path slow = Files.writeString(tmp.resolve("slow.cypher"), """
+            // name: slow
+            // description: Never finishes in time.
+            // columns: n
+            UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n
+            """);
+        List<String[]> cases = List.of(
+            new String[] {"heapload: no saved query 'nope' (heapload queries lists them; a path to a .cypher file also works)",
+                "query", "nope", "--db", db.toString()},
+            new String[] {"heapload: query 'summary' needs -p snapshot=STRING (it takes: snapshot string)",
+                "query", "summary", "--db", db.toString()},
+            new String[] {"heapload: parameter 'top' must be an integer, not 'ten'",
+                "query", "largest-retainers", "-p", "snapshot=after", "-p", "top=ten", "--db", db.toString()},
+            new String[] {"heapload: no snapshot 'later' in the store (heapload snapshots lists them)",
+                "query", "new-objects", "-p", "baseline=before", "-p", "target=later", "--db", db.toString()},
+            new String[] {"heapload: no store at " + tmp.resolve("none").toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
+                "query", "summary", "-p", "snapshot=after", "--db", tmp.resolve("none").toString()},
+            new String[] {"heapload: query 'slow' stopped after the transaction timeout of 1 s (raise it with --timeout)",
+                "query", slow.toString(), "--timeout", "1", "--db", db.toString()});
+        List<String> problems = new ArrayList<>();
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+            Run r = run(args);
+            if (r.code() != 1 || !r.err().equals(c[0] + "\n") || !r.out().isEmpty()) {
+                problems.add(String.join(" ", args) + " -> exit " + r.code() + ", err " + r.err());
+            }
+        }
+        assertEquals(List.of(), problems);
+        Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
+        assertEquals(2, usage.code());
+        assertTrue(usage.err().startsWith("--format must be table, csv or json, not 'xml'\n"), usage.err());
+    }
+}

@@ -1,0 +1,15 @@
+// name: largest-retainers
+// description: The objects with the largest retained size (bytes freed if they became unreachable), with their retention path.
+// param: snapshot string
+// param: top integer = 20
+// columns: address, type, label, size, retainedSize, path
+//
+// path: names from the root to the object: the root's name, then per hop the reference's name or [kind].
+MATCH (o:Object {snapshot: $snapshot})
+WHERE o.reachable
+WITH o ORDER BY o.retainedSize DESC, o.address LIMIT $top
+MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
+WHERE r.rootName IS NOT NULL
+RETURN o.address AS address, o.type AS type, o.label AS label, o.size AS size, o.retainedSize AS retainedSize,
+       [r.rootName] + [rel IN reverse(relationships(p)) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
+ORDER BY retainedSize DESC, address

@@ -1,0 +1,201 @@
+package dev.heapload.queries;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.time.temporal.TemporalAccessor;
+
+import org.neo4j.graphdb.Entity;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Path;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+/**
+ * Runs saved queries on an embedded Neo4j database, read-only, with a transaction timeout. The DBMS itself
+ * bounds each transaction's memory ({@code db.memory.transaction.max}, set where the store starts Neo4j), so a
+ * query that would exhaust the heap fails instead of taking the process down.
+ */
+public final class QueryRunner {
+
+    /** Default transaction timeout. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+
+    /** Parameters whose string values must name a snapshot in the store (when not empty). */
+    static final Set<String> SNAPSHOT_PARAMETERS = Set.of("snapshot", "baseline", "target");
+
+    private QueryRunner() {
+    }
+
+    /**
+     * Types the command-line values per the query's header and fills in defaults.
+     *
+     * @param query  the query
+     * @param values parameter name → value text, as given on the command line
+     * @return parameter name → {@link String}, {@link Long} or {@link Boolean}, one entry per declared parameter
+     * @throws QueryFailedException when a value is given for an undeclared parameter, a required one is
+     *                              missing, or a value does not parse as its type
+     */
+    public static Map<String, Object> bind(SavedQuery query, Map<String, String> values) throws QueryFailedException {
+        Map<String, Object> params = new LinkedHashMap<>();
+        for (String key : values.keySet()) {
+            if (query.parameter(key) == null) {
+                throw new QueryFailedException("query '" + query.name() + "' has no parameter '" + key + "' (it takes: "
+                    + describe(query) + ")");
+            }
+        }
+        for (QueryParameter p : query.parameters()) {
+            String text = values.get(p.name());
+            if (text != null) {
+                try {
+                    params.put(p.name(), p.convert(text));
+                } catch (IllegalArgumentException e) {
+                    throw new QueryFailedException(e.getMessage());
+                }
+            } else if (p.required()) {
+                throw new QueryFailedException("query '" + query.name() + "' needs -p " + p.name() + "=" + p.type().headerName().toUpperCase()
+                    + " (it takes: " + describe(query) + ")");
+            } else {
+                params.put(p.name(), p.defaultValue());
+            }
+        }
+        return params;
+    }
+
+    private static String describe(SavedQuery q) {
+        if (q.parameters().isEmpty()) {
+            return "no parameters";
+        }
+        List<String> parts = new ArrayList<>();
+        for (QueryParameter p : q.parameters()) {
+            parts.add(p.toString());
+        }
+        return String.join(", ", parts);
+    }
+
+    /**
+     * Runs {@code query} in a read transaction and returns up to {@code limit} rows.
+     *
+     * @param db      the database
+     * @param query   the query
+     * @param params  typed parameters ({@link #bind})
+     * @param limit   maximum rows to return (0 or less: all)
+     * @param timeout transaction timeout
+     * @throws QueryFailedException (one line) when a snapshot parameter names no snapshot in the database,
+     *                              on timeout, when the transaction memory limit was reached, or on a Cypher error
+     */
+    public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
+                                  Duration timeout) throws QueryFailedException {
+        try (Transaction tx = db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            for (String name : SNAPSHOT_PARAMETERS) {
+                if (params.get(name) instanceof String id && !id.isEmpty()) {
+                    try (Result r = tx.execute("MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n", Map.of("id", id))) {
+                        if (((Number) r.next().get("n")).longValue() == 0) {
+                            throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");
+                        }
+                    }
+                }
+            }
+            List<List<Object>> rows = new ArrayList<>();
+            boolean truncated = false;
+            List<String> columns;
+            try (Result r = tx.execute(query.text(), params)) {
+                columns = List.copyOf(r.columns());
+                while (r.hasNext()) {
+                    if (limit > 0 && rows.size() >= limit) {
+                        truncated = true;
+                        break;
+                    }
+                    Map<String, Object> row = r.next();
+                    List<Object> values = new ArrayList<>(columns.size());
+                    for (String c : columns) {
+                        values.add(plain(row.get(c)));
+                    }
+                    rows.add(values);
+                }
+            }
+            tx.rollback();
+            return new QueryResult(columns, rows, truncated);
+        } catch (QueryFailedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new QueryFailedException(failure(query, e, timeout));
+        }
+    }
+
+    /** One line for a failed query: timeout and memory limit in words, else the innermost Neo4j message. */
+    static String failure(SavedQuery query, Throwable e, Duration timeout) {
+        StringBuilder all = new StringBuilder();
+        String innermost = null;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            all.append(t.getClass().getSimpleName()).append(' ').append(m).append('\n');
+            if (m != null && !m.isBlank()) {
+                innermost = m;
+            }
+        }
+        String text = all.toString();
+        String prefix = "query '" + query.name() + "' ";
+        if (text.contains("db.memory.transaction.max") || text.contains("MemoryLimitExceeded")) {
+            return prefix + "stopped: it needed more memory than a transaction may use (db.memory.transaction.max; "
+                + "narrow it with parameters or --limit)";
+        }
+        if (text.contains("TransactionTimedOut") || text.contains("timed out") || text.contains("timeout")) {
+            return prefix + "stopped after the transaction timeout of " + timeout.toSeconds() + " s (raise it with --timeout)";
+        }
+        String m = innermost == null ? e.getClass().getSimpleName() : innermost;
+        int nl = m.indexOf('\n');
+        return prefix + "failed: " + (nl >= 0 ? m.substring(0, nl) : m).strip();
+    }
+
+    /** Neo4j values as plain Java values; nodes and relationships become their element ids. */
+    static Object plain(Object v) {
+        if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) {
+            return v;
+        }
+        if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            return ((Number) v).longValue();
+        }
+        if (v instanceof Float f) {
+            return f.doubleValue();
+        }
+        if (v instanceof Entity en) {
+            return en.getElementId();
+        }
+        if (v instanceof Path p) {
+            List<Object> ids = new ArrayList<>();
+            p.nodes().forEach(n -> ids.add(n.getElementId()));
+            return ids;
+        }
+        if (v instanceof Iterable<?> it) {
+            List<Object> out = new ArrayList<>();
+            for (Object o : it) {
+                out.add(plain(o));
+            }
+            return out;
+        }
+        if (v.getClass().isArray()) {
+            List<Object> out = new ArrayList<>();
+            int n = java.lang.reflect.Array.getLength(v);
+            for (int i = 0; i < n; i++) {
+                out.add(plain(java.lang.reflect.Array.get(v, i)));
+            }
+            return out;
+        }
+        if (v instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                out.put(String.valueOf(e.getKey()), plain(e.getValue()));
+            }
+            return out;
+        }
+        if (v instanceof TemporalAccessor) {
+            return v.toString();
+        }
+        return v.toString();
+    }
+}

@@ -1,0 +1,244 @@
+package dev.heapload.queries;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+/**
+ * Writes a {@link QueryResult} as an aligned text table, CSV (RFC 4180) or JSON.
+ *
+ * <ul>
+ *   <li>table: a header row, a rule, then the rows; numbers right-aligned; a list value puts one element per
+ *       line inside its cell; {@code null} is empty.</li>
+ *   <li>csv: header row, then rows; CRLF-free ({@code \n}), fields quoted when they hold a comma, quote or line
+ *       break; a list value is its elements joined by {@code \n}; {@code null} is empty.</li>
+ *   <li>json: an array of objects, one per row, keys in column order, lists as arrays, {@code null} as null.</li>
+ * </ul>
+ */
+public final class ResultWriter {
+
+    /** Output formats. */
+    public enum Format {
+        TABLE, CSV, JSON;
+
+        /**
+         * The format named {@code text} (case-insensitive).
+         *
+         * @throws IllegalArgumentException with a one-line message for other names
+         */
+        public static Format of(String text) {
+            try {
+                return valueOf(text.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--format must be table, csv or json, not '" + text + "'");
+            }
+        }
+    }
+
+    private ResultWriter() {
+    }
+
+    /**
+     * Writes {@code result} to {@code out} in {@code format} (UTF-8).
+     *
+     * @throws IOException when writing fails
+     */
+    public static void write(QueryResult result, Format format, OutputStream out) throws IOException {
+        switch (format) {
+            case TABLE -> writeTable(result, out);
+            case CSV -> writeCsv(result, out);
+            case JSON -> writeJson(result, out);
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    /** The CSV text of {@code result} (see the class comment). */
+    public static String csv(QueryResult result) {
+        StringBuilder b = new StringBuilder();
+        appendCsvRow(b, new ArrayList<>(result.columns()));
+        for (List<Object> row : result.rows()) {
+            appendCsvRow(b, row);
+        }
+        return b.toString();
+    }
+
+    private static void appendCsvRow(StringBuilder b, List<?> row) {
+        for (int i = 0; i < row.size(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            String f = text(row.get(i), "\n");
+            if (f.indexOf(',') >= 0 || f.indexOf('"') >= 0 || f.indexOf('\n') >= 0 || f.indexOf('\r') >= 0) {
+                b.append('"').append(f.replace("\"", "\"\"")).append('"');
+            } else {
+                b.append(f);
+            }
+        }
+        b.append('\n');
+    }
+
+    private static void writeCsv(QueryResult result, OutputStream out) throws IOException {
+        out.write(csv(result).getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    private static String text(Object v, String listSeparator) {
+        if (v == null) {
+            return "";
+        }
+        if (v instanceof List<?> list) {
+            List<String> parts = new ArrayList<>();
+            for (Object o : list) {
+                parts.add(text(o, ", "));
+            }
+            return String.join(listSeparator, parts);
+        }
+        if (v instanceof Map<?, ?> m) {
+            List<String> parts = new ArrayList<>();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                parts.add(e.getKey() + ": " + text(e.getValue(), ", "));
+            }
+            return "{" + String.join(", ", parts) + "}";
+        }
+        return v.toString();
+    }
+
+    private static void writeTable(QueryResult result, OutputStream out) {
+        List<String> cols = result.columns();
+        int n = cols.size();
+        List<List<String[]>> cells = new ArrayList<>();
+        int[] width = new int[n];
+        boolean[] numeric = new boolean[n];
+        for (int c = 0; c < n; c++) {
+            width[c] = cols.get(c).length();
+            numeric[c] = !result.rows().isEmpty();
+        }
+        for (List<Object> row : result.rows()) {
+            List<String[]> lines = new ArrayList<>();
+            for (int c = 0; c < n; c++) {
+                Object v = row.get(c);
+                if (v != null && !(v instanceof Number)) {
+                    numeric[c] = false;
+                }
+                String[] ls = text(v, "\n").split("\n", -1);
+                for (String l : ls) {
+                    width[c] = Math.max(width[c], l.length());
+                }
+                lines.add(ls);
+            }
+            cells.add(lines);
+        }
+        PrintStream p = new PrintStream(out, false, StandardCharsets.UTF_8);
+        StringBuilder b = new StringBuilder();
+        for (int c = 0; c < n; c++) {
+            pad(b, cols.get(c), width[c], numeric[c], c == n - 1);
+        }
+        p.println(b.toString().stripTrailing());
+        b.setLength(0);
+        for (int c = 0; c < n; c++) {
+            b.append("-".repeat(width[c])).append(c == n - 1 ? "" : "  ");
+        }
+        p.println(b);
+        for (List<String[]> row : cells) {
+            int height = 1;
+            for (String[] ls : row) {
+                height = Math.max(height, ls.length);
+            }
+            for (int line = 0; line < height; line++) {
+                b.setLength(0);
+                for (int c = 0; c < n; c++) {
+                    String[] ls = row.get(c);
+                    pad(b, line < ls.length ? ls[line] : "", width[c], numeric[c], c == n - 1);
+                }
+                p.println(b.toString().stripTrailing());
+            }
+        }
+        p.println("(" + result.rows().size() + (result.rows().size() == 1 ? " row" : " rows")
+            + (result.truncated() ? ", more cut off by --limit" : "") + ")");
+        p.flush();
+    }
+
+    private static void pad(StringBuilder b, String s, int width, boolean right, boolean last) {
+        String fill = " ".repeat(Math.max(0, width - s.length()));
+        if (right) {
+            b.append(fill).append(s);
+        } else {
+            b.append(s).append(last ? "" : fill);
+        }
+        if (!last) {
+            b.append("  ");
+        }
+    }
+
+    private static void writeJson(QueryResult result, OutputStream out) throws IOException {
+        JsonFactory f = new JsonFactory();
+        try (JsonGenerator g = f.createGenerator(new NonClosing(out), JsonEncoding.UTF8)) {
+            g.useDefaultPrettyPrinter();
+            g.writeStartArray();
+            for (List<Object> row : result.rows()) {
+                g.writeStartObject();
+                for (int c = 0; c < result.columns().size(); c++) {
+                    g.writeFieldName(result.columns().get(c));
+                    json(g, row.get(c));
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        out.write('\n');
+        out.flush();
+    }
+
+    private static void json(JsonGenerator g, Object v) throws IOException {
+        if (v == null) {
+            g.writeNull();
+        } else if (v instanceof Long l) {
+            g.writeNumber(l);
+        } else if (v instanceof Double d) {
+            g.writeNumber(d);
+        } else if (v instanceof Boolean bo) {
+            g.writeBoolean(bo);
+        } else if (v instanceof List<?> list) {
+            g.writeStartArray();
+            for (Object o : list) {
+                json(g, o);
+            }
+            g.writeEndArray();
+        } else if (v instanceof Map<?, ?> m) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                g.writeFieldName(String.valueOf(e.getKey()));
+                json(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else {
+            g.writeString(v.toString());
+        }
+    }
+
+    /** Keeps the generator from closing the caller's stream. */
+    private static final class NonClosing extends java.io.FilterOutputStream {
+        NonClosing(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            out.flush();
+        }
+    }
+}
