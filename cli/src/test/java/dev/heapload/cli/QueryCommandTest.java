@@ -141,6 +141,7 @@ class QueryCommandTest {
         assertEquals(List.of(), problems);
         Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
         assertEquals(2, usage.code());
-        assertTrue(usage.err().startsWith("--format must be table, csv or json, not 'xml'\n"), usage.err());
+        assertEquals("heapload: --format must be table, csv or json, not 'xml'\n"
+            + "Try 'heapload query --help' for more information.\n", usage.err());
     }
 }
