@@ -3,9 +3,6 @@ package dev.heapload.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,15 +24,8 @@ class QueryCommandTest {
     static Path db;
     static Path testdata;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = HeapLoad.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static HeapLoadCommandTest.Run run(String... args) {
+        return HeapLoadCommandTest.run(args);
     }
 
     @BeforeAll
@@ -43,13 +33,13 @@ class QueryCommandTest {
         testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"));
         Path dir = testdata.resolve("luau").resolve("event-listeners");
         db = tmp.resolve("db");
-        Run r = run("--db", db.toString(), "--no-progress", dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
+        HeapLoadCommandTest.Run r = run("--db", db.toString(), "--no-progress", dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
         assertEquals(0, r.code(), r.err());
     }
 
     @Test
     void queriesListsTheLibrary() {
-        Run r = run("queries");
+        HeapLoadCommandTest.Run r = run("queries");
         assertEquals(0, r.code(), r.err());
         for (String name : List.of("summary", "largest-retainers", "new-objects", "leak-groups", "growth", "why-alive",
             "weak-only", "unreachable", "categories", "type-histogram", "type-histogram-diff")) {
@@ -60,7 +50,7 @@ class QueryCommandTest {
 
     @Test
     void csvOutputEqualsTheGoldenFile() throws Exception {
-        Run r = run("query", "new-objects", "-p", "baseline=before", "-p", "target=after", "--format", "csv", "--db", db.toString());
+        HeapLoadCommandTest.Run r = run("query", "new-objects", "-p", "baseline=before", "-p", "target=after", "--format", "csv", "--db", db.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals(Files.readString(testdata.resolve("golden").resolve("new-objects.event-listeners.csv")), r.out());
         assertEquals("", r.err());
@@ -68,7 +58,7 @@ class QueryCommandTest {
 
     @Test
     void jsonTableAndLimit() {
-        Run json = run("query", "type-histogram", "-p", "snapshot=after", "--format", "json", "--limit", "1", "--db", db.toString());
+        HeapLoadCommandTest.Run json = run("query", "type-histogram", "-p", "snapshot=after", "--format", "json", "--limit", "1", "--db", db.toString());
         assertEquals(0, json.code(), json.err());
         assertEquals("""
             [ {
@@ -80,7 +70,7 @@ class QueryCommandTest {
               "maxRetainedSize" : 20280
             } ]
             """, json.out());
-        Run table = run("query", "type-histogram", "-p", "snapshot=after", "--limit", "2", "--db", db.toString());
+        HeapLoadCommandTest.Run table = run("query", "type-histogram", "-p", "snapshot=after", "--limit", "2", "--db", db.toString());
         assertEquals("""
             type      objects  bytes  reachableObjects  reachableBytes  maxRetainedSize
             --------  -------  -----  ----------------  --------------  ---------------
@@ -100,11 +90,11 @@ class QueryCommandTest {
             // columns: n
             MATCH (o:Object {snapshot: $snapshot, type: $type}) RETURN count(o) AS n
             """);
-        Run r = run("query", f.toString(), "-p", "snapshot=after", "--format", "csv", "--db", db.toString());
+        HeapLoadCommandTest.Run r = run("query", f.toString(), "-p", "snapshot=after", "--format", "csv", "--db", db.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("n\n213\n", r.out());
         // a value is a parameter, never Cypher text
-        Run inj = run("query", f.toString(), "-p", "snapshot=after' OR 1=1 //", "--format", "csv", "--db", db.toString());
+        HeapLoadCommandTest.Run inj = run("query", f.toString(), "-p", "snapshot=after' OR 1=1 //", "--format", "csv", "--db", db.toString());
         assertEquals(1, inj.code());
         assertEquals("heapload: no snapshot 'after' OR 1=1 //' in the store (heapload snapshots lists them)\n", inj.err());
     }
@@ -133,13 +123,13 @@ class QueryCommandTest {
         List<String> problems = new ArrayList<>();
         for (String[] c : cases) {
             String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
-            Run r = run(args);
+            HeapLoadCommandTest.Run r = run(args);
             if (r.code() != 1 || !r.err().equals(c[0] + "\n") || !r.out().isEmpty()) {
                 problems.add(String.join(" ", args) + " -> exit " + r.code() + ", err " + r.err());
             }
         }
         assertEquals(List.of(), problems);
-        Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
+        HeapLoadCommandTest.Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
         assertEquals(2, usage.code());
         assertEquals("heapload: --format must be table, csv or json, not 'xml'\n"
             + "Try 'heapload query --help' for more information.\n", usage.err());
