@@ -124,6 +124,9 @@ public final class HeapLoad implements Callable<Integer> {
                 TerminalProgress.printTimes(out, times);
                 out.println();
             }
+            if (snapshots.size() >= 2) {
+                printLeakAnswer(store, ids.get(0), ids.get(ids.size() - 1), out);
+            }
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(interruptNotice);
@@ -135,6 +138,52 @@ public final class HeapLoad implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * The leak answer for two snapshots: the saved query {@code leak-groups} with the first file as baseline and
+     * the last as target, its top groups with their one-line-per-hop retention paths, and the next commands.
+     */
+    private static void printLeakAnswer(GraphStore store, String baseline, String target, PrintStream out)
+        throws Exception {
+        var library = dev.heapload.queries.QueryLibrary.builtIn();
+        var query = library.get("leak-groups");
+        var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
+            Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+        List<String> columns = result.columns();
+        int objects = columns.indexOf("objects");
+        int newBytes = columns.indexOf("newBytes");
+        int retained = columns.indexOf("retainedBytes");
+        int heads = columns.indexOf("heads");
+        int headType = columns.indexOf("headType");
+        int path = columns.indexOf("path");
+        long totalObjects = 0;
+        long totalBytes = 0;
+        for (List<Object> row : result.rows()) {
+            totalObjects += ((Number) row.get(objects)).longValue();
+            totalBytes += ((Number) row.get(newBytes)).longValue();
+        }
+        out.printf(java.util.Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
+            target, baseline, totalObjects, totalBytes, result.rows().size());
+        int shown = 0;
+        for (List<Object> row : result.rows()) {
+            if (shown++ == 5) {
+                out.printf(java.util.Locale.ROOT, "  … %,d more group(s)%n", result.rows().size() - 5);
+                break;
+            }
+            out.printf(java.util.Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
+                shown, ((Number) row.get(objects)).longValue(), ((Number) row.get(newBytes)).longValue(),
+                ((Number) row.get(retained)).longValue(), ((Number) row.get(heads)).longValue(), row.get(headType));
+            Object hops = row.get(path);
+            for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
+                out.println("      " + hop);
+            }
+        }
+        out.println("next:");
+        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target);
+        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target);
+        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS");
+        out.println("  heapload serve      (Neo4j Browser on the store)");
     }
 
     private static String fileNameOf(HeapSnapshot snapshot) {

@@ -187,6 +187,21 @@ class HeapLoadCommandTest {
         assertTrue(r.err().contains("tree total: 22,099 bytes in 186 objects"), r.err());
     }
 
+    @Test
+    @Order(8)
+    void twoFilesPrintTheLeakAnswer() {
+        // event-listeners README: 186 new objects, all reachable; the ThemeChanged handlers keep 16 widgets
+        // (16 x 9 + 8 = 152 objects); 22,099 bytes is heapgraph.py's total for the pair
+        Path pairDb = tmp.resolve("pair-db");
+        Run r = run("--db", pairDb.toString(), example.resolveSibling("before.json").toString(), example.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("leaks: after relative to before: 186 new reachable objects, 22,099 bytes, in 3 leak group(s)\n"
+            + "  group 1: 152 objects, 19,608 new bytes, 19,608 retained bytes, 16 table head(s), path:\n"
+            + "      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
+            + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n"), r.out());
+        assertTrue(r.out().contains("  heapload query why-alive -p snapshot=after -p address=ADDRESS\n"), r.out());
+    }
+
     private void assertStoreHoldsOnlyAfter() throws IOException {
         try (GraphStore store = GraphStore.open(db)) {
             assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
