@@ -40,6 +40,20 @@ final class LuauCases {
     private LuauCases() {
     }
 
+    /** A sorted map from alternating name/count arguments: {@code counts("table", 3, "string", 2)}. */
+    static Map<String, Integer> counts(Object... kv) {
+        Map<String, Integer> m = new TreeMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], (Integer) kv[i + 1]);
+        }
+        return m;
+    }
+
+    /** The given lines joined, each ending in a newline. */
+    static String lines(String... lines) {
+        return String.join("\n", lines) + "\n";
+    }
+
     /** The luau test-data directory; skips the calling tests (JUnit assumption) when it is absent. */
     static Path requireData() {
         return dev.heapload.testsupport.SharedTestData.require("luau", "analysis acceptance tests on the real Luau dumps");

@@ -26,18 +26,6 @@ class LuauEdgeAndMediumLeakTest {
         LuauCases.requireData();
     }
 
-    private static Map<String, Integer> counts(Object... kv) {
-        Map<String, Integer> m = new TreeMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], (Integer) kv[i + 1]);
-        }
-        return m;
-    }
-
-    private static String lines(String... lines) {
-        return String.join("\n", lines) + "\n";
-    }
-
     private static Map<Integer, Integer> byCategory(Case c, List<Integer> objects) {
         Map<Integer, Integer> m = new TreeMap<>();
         for (int o : objects) {
@@ -51,10 +39,10 @@ class LuauEdgeAndMediumLeakTest {
         Case c = LuauCases.get("edge-classes");
         // README: 6 object records (3 Particle + 3 Vec2) and 3 strings; shared.alive grew in place
         assertEquals(9, c.diff.newCount());
-        assertEquals(counts("object", 6, "string", 3), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("object", 6, "string", 3), c.countByType(c.newReachable()));
         assertEquals(List.of(), c.newUnreachable());
         String alive = "mainthread/[env]/shared/alive/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "3 120 object " + alive,
             "3 120 object " + alive + "/[member]",
             "3 93 string " + alive + "/[member]"), c.newReachableByPath(p -> p));
@@ -77,7 +65,7 @@ class LuauEdgeAndMediumLeakTest {
         Case c = LuauCases.get("edge-stats-overflow");
         // README: the 2 buffers of 1 GiB (2 x 1073741832 = 2147483664 bytes) in shared.blobs, category 140
         assertEquals(2, c.diff.newCount());
-        assertEquals(lines("2 2147483664 buffer mainthread/[env]/shared/blobs/[array]"), c.newReachableByPath(p -> p));
+        assertEquals(LuauCases.lines("2 2147483664 buffer mainthread/[env]/shared/blobs/[array]"), c.newReachableByPath(p -> p));
         assertEquals(Map.of(140, 2), byCategory(c, c.newReachable()));
         int blobs = c.at("mainthread", "[env]", "shared", "blobs");
         // retained sizes above 2^31 do not wrap
@@ -90,9 +78,9 @@ class LuauEdgeAndMediumLeakTest {
         // README: 5 C functions and 4 tables (pluginState in category 130, packageState in 131, each with
         // a 32-slot data table: 48 + 32 * 16 = 560 bytes) in shared.bindings
         assertEquals(9, c.diff.newCount());
-        assertEquals(counts("function", 5, "table", 4), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("function", 5, "table", 4), c.countByType(c.newReachable()));
         String b = "mainthread/[env]/shared/bindings/";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "1 56 function " + b + "latin1",
             "1 56 function " + b + "path",
             "1 56 function " + b + "tab",
@@ -117,7 +105,7 @@ class LuauEdgeAndMediumLeakTest {
         Case c = LuauCases.get("edge-vector-double");
         // README: 3 vectors (empty records: size 0, no category) in shared.waypoints' array
         assertEquals(3, c.diff.newCount());
-        assertEquals(lines("3 0 vector mainthread/[env]/shared/waypoints/[array]"), c.newReachableByPath(p -> p));
+        assertEquals(LuauCases.lines("3 0 vector mainthread/[env]/shared/waypoints/[array]"), c.newReachableByPath(p -> p));
         assertEquals(Map.of(-1, 3), byCategory(c, c.newReachable()));
     }
 
@@ -127,11 +115,11 @@ class LuauEdgeAndMediumLeakTest {
         // README: 6000 threads, 12001 tables (request + headers per thread, plus the waiting list),
         // 6000 buffers, 6000 closures, 6000 open upvalues = 36001
         assertEquals(36_001, c.diff.newCount());
-        assertEquals(counts("buffer", 6000, "function", 6000, "table", 12_001, "thread", 6000, "upvalue", 6000),
+        assertEquals(LuauCases.counts("buffer", 6000, "function", 6000, "table", 12_001, "thread", 6000, "upvalue", 6000),
             c.countByType(c.newReachable()));
         assertEquals(List.of(), c.newUnreachable());
         String list = "registry/_MODULES/Scheduler/waiting/ProfileLoaded";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "6000 1584000 buffer " + list + "/[array]/scratch",
             "6000 384000 function " + list + "/[array]/onProgress",
             "1 131120 table " + list,
@@ -146,10 +134,10 @@ class LuauEdgeAndMediumLeakTest {
         Case c = LuauCases.get("entity-system-medium");
         // README: 6000 goblins: 54000 tables, 12000 userdata, 6000 strings = 72000
         assertEquals(72_000, c.diff.newCount());
-        assertEquals(counts("string", 6000, "table", 54_000, "userdata", 12_000), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("string", 6000, "table", 54_000, "userdata", 12_000), c.countByType(c.newReachable()));
         assertEquals(List.of(), c.newUnreachable());
         String e = "registry/_MODULES/EntityManager/byId/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "6000 227358 string " + e + "/name",
             "6000 1824000 table " + e,
             "6000 1056000 table " + e + "/components",
@@ -171,11 +159,11 @@ class LuauEdgeAndMediumLeakTest {
         // README: 4000 widgets: 32000 tables, 8000 closures, 6002 strings (2000 titles, 4000 titleById
         // values, 2 traces) = 46002; nothing freed
         assertEquals(46_002, c.diff.newCount());
-        assertEquals(counts("function", 8000, "string", 6002, "table", 32_000), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("function", 8000, "string", 6002, "table", 32_000), c.countByType(c.newReachable()));
         assertEquals(List.of(), c.newUnreachable());
         assertEquals(0, SnapshotDiff.compare(c.after, c.before).newCount(), "nothing freed");
         String h = "registry/_MODULES/EventBus/ThemeChanged/handlers/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "4000 192000 function " + h + "/fn",
             "4000 192000 function " + h + "/fn/@Widget.luau/connections/locale/fn",
             "2000 74893 string " + h + "/fn/@Widget.luau/title",
@@ -200,7 +188,7 @@ class LuauEdgeAndMediumLeakTest {
         assertEquals(Map.of(2, 4500, 5, 40, 129, 120, 200, 45_000), byCategory(c, c.newReachable()));
         assertEquals(List.of(), c.newUnreachable());
         String s = "mainthread/[env]/shared/";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "20 640 string " + s + "Chat/history/[array]/text",
             "60 2940 string " + s + "ChatArchive/[array]/line",
             "1500 51000 string " + s + "PlayerList/rowsByUserId/[array]/displayName",

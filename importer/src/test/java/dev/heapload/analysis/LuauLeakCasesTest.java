@@ -30,24 +30,12 @@ class LuauLeakCasesTest {
         LuauCases.requireData();
     }
 
-    private static Map<String, Integer> counts(Object... kv) {
-        Map<String, Integer> m = new TreeMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], (Integer) kv[i + 1]);
-        }
-        return m;
-    }
-
     private static Map<String, Long> bytes(Object... kv) {
         Map<String, Long> m = new TreeMap<>();
         for (int i = 0; i < kv.length; i += 2) {
             m.put((String) kv[i], ((Number) kv[i + 1]).longValue());
         }
         return m;
-    }
-
-    private static String lines(String... lines) {
-        return String.join("\n", lines) + "\n";
     }
 
     /** Nothing else is new, and the count of unreachable objects did not change (no new garbage). */
@@ -75,7 +63,7 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("event-listeners");
         // README: 128 tables + 32 functions + 26 strings = 186 new objects, all retained, nothing freed
         assertEquals(186, c.diff.newCount());
-        assertEquals(counts("function", 32, "string", 26, "table", 128), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("function", 32, "string", 26, "table", 128), c.countByType(c.newReachable()));
         assertEquals(bytes("function", 1536, "string", 979, "table", 19584), c.bytesByType(c.newReachable()));
         noNewGarbage(c);
         assertEquals(List.of(), freed(c), "README: nothing freed");
@@ -83,7 +71,7 @@ class LuauLeakCasesTest {
         // 16 widgets x (7 tables + 2 closures on the ThemeChanged path + 1 debugInfo value table),
         // 8 dialog titles, 16 titleById strings, 2 trace strings
         String h = "registry/_MODULES/EventBus/ThemeChanged/handlers/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "16 768 function " + h + "/fn",
             "16 768 function " + h + "/fn/@Widget.luau/connections/locale/fn",
             "8 280 string " + h + "/fn/@Widget.luau/title",
@@ -146,13 +134,13 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("closures-timers");
         // README: 12 tables, 18 closures, 6 upvalues, 7 strings (6 symbols + the new clock text)
         assertEquals(43, c.diff.newCount());
-        assertEquals(counts("function", 18, "string", 7, "table", 12, "upvalue", 6), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("function", 18, "string", 7, "table", 12, "upvalue", 6), c.countByType(c.newReachable()));
         noNewGarbage(c);
         // the previous clock text (the empty string) is the only object freed
         assertEquals(List.of("string ''"), freed(c));
 
         String rec = "registry/_MODULES/Timers/intervals/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "6 384 function " + rec + "/fn",
             // sample (64 B, 2 upvalues) and render (96 B, 4 upvalues) closures
             "12 960 function " + rec + "/fn/@main.luau",
@@ -192,13 +180,13 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("coroutine-scheduler");
         // README: 5 threads, 11 tables, 5 buffers, 5 closures, 5 upvalues = 31 objects
         assertEquals(31, c.diff.newCount());
-        assertEquals(counts("buffer", 5, "function", 5, "table", 11, "thread", 5, "upvalue", 5),
+        assertEquals(LuauCases.counts("buffer", 5, "function", 5, "table", 11, "thread", 5, "upvalue", 5),
             c.countByType(c.newReachable()));
         noNewGarbage(c);
         assertEquals(List.of(), freed(c));
 
         String list = "registry/_MODULES/Scheduler/waiting/ProfileLoaded";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             // scratch = 256-byte buffer: 8 + 256
             "5 1320 buffer " + list + "/[array]/scratch",
             "5 320 function " + list + "/[array]/onProgress",
@@ -234,12 +222,12 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("entity-system");
         // README: 16 goblins x (9 tables + 2 userdata + 1 name string) = 192 objects
         assertEquals(192, c.diff.newCount());
-        assertEquals(counts("string", 16, "table", 144, "userdata", 32), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("string", 16, "table", 144, "userdata", 32), c.countByType(c.newReachable()));
         noNewGarbage(c);
         assertEquals(List.of(), freed(c));
 
         String e = "registry/_MODULES/EntityManager/byId/[array]";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "16 576 string " + e + "/name",
             "16 4864 table " + e,
             "16 2816 table " + e + "/components",
@@ -277,11 +265,11 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("localization-strings");
         // README: 32 cache entries = 64 new strings (32 keys + 32 results) in formatCache; nothing else
         assertEquals(64, c.diff.newCount());
-        assertEquals(counts("string", 64), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("string", 64), c.countByType(c.newReachable()));
         noNewGarbage(c);
         assertEquals(List.of(), freed(c));
         // keys are retained as keys, results under their key's (lossy) text
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "32 2308 string registry/_MODULES/Localization/formatCache/<key text>",
             "32 1624 string registry/_MODULES/Localization/formatCache/[key]"),
             c.newReachableByPath(p -> p.replaceFirst("formatCache/de\\|.*", "formatCache/<key text>")));
@@ -303,7 +291,7 @@ class LuauLeakCasesTest {
     void memoryCategories() {
         Case c = LuauCases.get("memory-categories");
         assertEquals(217, c.diff.newCount());
-        assertEquals(counts("string", 89, "table", 128), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("string", 89, "table", 128), c.countByType(c.newReachable()));
         noNewGarbage(c);
         // README per category
         Map<Integer, Integer> byCategory = new TreeMap<>();
@@ -314,7 +302,7 @@ class LuauLeakCasesTest {
         // 5: 20 entries + 20 texts (churn); 0, 128, 255: nothing
         assertEquals(Map.of(2, 27, 5, 40, 129, 60, 200, 90), byCategory);
         String s = "mainthread/[env]/shared/";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             "20 600 string " + s + "Chat/history/[array]/text",
             "30 1410 string " + s + "ChatArchive/[array]/line",
             "9 306 string " + s + "PlayerList/rowsByUserId/[value]/displayName",
@@ -340,11 +328,11 @@ class LuauLeakCasesTest {
     void snapshotFromLua() {
         Case c = LuauCases.get("snapshot-from-lua");
         assertEquals(126, c.diff.newCount());
-        assertEquals(counts("function", 1, "string", 41, "table", 83, "thread", 1), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("function", 1, "string", 41, "table", 83, "thread", 1), c.countByType(c.newReachable()));
         noNewGarbage(c);
         String log = "mainthread/[env]/shared/RequestLog/entries/[array]";
         String cmd = "registry/_SCRIPTS/main.luau";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             // the second console command, live on the stacks (not leaks)
             "1 80 function " + cmd + "/worker/frame:@main.luau:15:",
             // the leak: 40 entries, 40 bodies, 40 route strings
@@ -375,7 +363,7 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("undo-history");
         // README: exactly 10 000 new tables of 176 bytes; the detached TempGroup subtree is absent
         assertEquals(10_000, c.diff.newCount());
-        assertEquals(counts("table", 10_000), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("table", 10_000), c.countByType(c.newReachable()));
         assertEquals(bytes("table", 1_760_000), c.bytesByType(c.newReachable()));
         noNewGarbage(c);
         assertEquals(List.of(), freed(c));
@@ -409,10 +397,10 @@ class LuauLeakCasesTest {
         Case c = LuauCases.get("weak-caches");
         // README: 66 new objects (30 tables, 18 strings, 12 userdata, 6 buffers), of which 54 reachable
         assertEquals(66, c.diff.newCount());
-        assertEquals(counts("buffer", 6, "string", 12, "table", 24, "userdata", 12), c.countByType(c.newReachable()));
+        assertEquals(LuauCases.counts("buffer", 6, "string", 12, "table", 24, "userdata", 12), c.countByType(c.newReachable()));
         assertEquals(List.of(), freed(c));
         String m = "registry/_MODULES/AssetCache/";
-        assertEquals(lines(
+        assertEquals(LuauCases.lines(
             // (a) byUrl entries: pixels (8 + 512 B), texture (dtor userdata, 512 B payload), mips, entry
             "6 3120 buffer " + m + "byUrl/<url>/pixels",
             // (b) owners records: "catalogTileN", the record, its texture: README "48-byte" is the
@@ -433,7 +421,7 @@ class LuauLeakCasesTest {
         // must NOT be reported: 12 unreachable objects of floating garbage (6 "#preview" strings and the
         // 6 {hits, lastUsed} tables of the collected preview textures); no retained size, no path
         List<Integer> garbage = c.newUnreachable();
-        assertEquals(counts("string", 6, "table", 6), c.countByType(garbage));
+        assertEquals(LuauCases.counts("string", 6, "table", 6), c.countByType(garbage));
         for (int o : garbage) {
             assertEquals(0, c.analysis.retainedSize()[o]);
             assertEquals(-1, c.analysis.retainedBy()[o]);
