@@ -18,9 +18,13 @@ CALL (o) {
          CASE WHEN i = 0 THEN 'root ' + ns[0].rootName
               ELSE coalesce(rels[i - 1].name, '[' + rels[i - 1].kind + ']') END AS via
   UNION ALL
-  MATCH p = (o)-[:DOMINATED_BY*0..]->(d:Object)
-  WHERE NOT EXISTS { (d)-[:DOMINATED_BY]->() }
-  WITH nodes(p) AS ns
+  // every dominator of o lies on its retention path: walk the path from o towards the root, keeping each
+  // node whose address is the `dominator` of the last node kept
+  OPTIONAL MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
+  WHERE r.rootName IS NOT NULL
+  WITH o, CASE WHEN p IS NULL THEN [o] ELSE nodes(p) END AS path
+  WITH reduce(kept = [o], n IN tail(path) |
+              CASE WHEN n.address = last(kept).dominator THEN kept + n ELSE kept END) AS ns
   UNWIND range(0, size(ns) - 1) AS i
   RETURN 1 AS ord, 'dominator' AS chain, i AS step, ns[i] AS n, null AS via
 }

@@ -44,12 +44,12 @@ final class GraphInput implements Input {
 
     private enum Segment {
         OBJECTS, SNAPSHOT, CATEGORIES,
-        REFERENCES, ROOTS, HAS_CATEGORY, RETAINED_BY, DOMINATED_BY
+        REFERENCES, ROOTS, HAS_CATEGORY, RETAINED_BY
     }
 
     private static final Segment[] NODE_SEGMENTS = {Segment.OBJECTS, Segment.SNAPSHOT, Segment.CATEGORIES};
     private static final Segment[] RELATIONSHIP_SEGMENTS =
-        {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY, Segment.RETAINED_BY, Segment.DOMINATED_BY};
+        {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY, Segment.RETAINED_BY};
 
     private final List<Part> parts;
     private final long[] nodeBase;
@@ -159,7 +159,7 @@ final class GraphInput implements Input {
                 case CATEGORIES, HAS_CATEGORY -> categories.length;
                 case REFERENCES -> snapshot.referenceCount();
                 case ROOTS -> snapshot.roots().size();
-                case RETAINED_BY, DOMINATED_BY -> analysis == null ? 0 : snapshot.objectCount();
+                case RETAINED_BY -> analysis == null ? 0 : snapshot.objectCount();
             };
         }
     }
@@ -246,7 +246,6 @@ final class GraphInput implements Input {
                     case ROOTS -> root(v, i);
                     case HAS_CATEGORY -> hasCategory(v, i);
                     case RETAINED_BY -> retainedBy(v, i);
-                    case DOMINATED_BY -> dominatedBy(v, i);
                 };
                 if (emitted) {
                     v.endOfEntity();
@@ -278,6 +277,10 @@ final class GraphInput implements Input {
                 v.property("reachable", a.reachable()[o]);
                 v.property("distance", (long) a.distance()[o]);
                 v.property("retainedSize", a.retainedSize()[o]);
+                int dominator = a.immediateDominator()[o];
+                if (dominator >= 0) {
+                    v.property("dominator", s.address(dominator));
+                }
                 int root = a.rootOf()[o];
                 if (a.retainedBy()[o] < 0 && root >= 0) {
                     String name = s.roots().get(root).name();
@@ -375,17 +378,6 @@ final class GraphInput implements Input {
             if (name != null) {
                 v.property("name", name);
             }
-            return true;
-        }
-
-        private boolean dominatedBy(InputEntityVisitor v, int o) {
-            int d = l.analysis.immediateDominator()[o];
-            if (d < 0) {
-                return false;
-            }
-            v.startId(l.base + o);
-            v.endId(l.base + d);
-            v.type(GraphSchema.DOMINATED_BY);
             return true;
         }
 
