@@ -452,10 +452,12 @@ public final class GraphStore implements AutoCloseable {
                         return HeapSnapshotFile.read(file);
                     };
                 }
-                parts.add(new GraphInput.Part(e, source));
+                parts.add(new GraphInput.Part(e, source, null));
             }
+            List<GraphInput.Pair> pairs = new ArrayList<>();
+            parts = Precomputation.run(parts, pairs, progress);
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
-            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
+            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap, importPageCache,
                 progress);
             buildHook.reached("imported");
             built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)),
