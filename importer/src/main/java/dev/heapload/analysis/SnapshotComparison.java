@@ -22,7 +22,8 @@ import dev.heapload.model.HeapSnapshot;
  * with the same retention path and type form one group. The path is one line per hop from the root:
  * {@code root NAME (TYPE)}, then per hop the reference's name (or {@code [kind]}) and the type of the object
  * holding it, {@code NAME in TYPE}. This is the leak trace of LeakCanary-style tools, over the retention
- * paths of {@link Reachability}.
+ * paths of {@link Reachability}. Heads that one table holds under {@link #MAP_KEYS} or more distinct names (the
+ * entries of a map keyed by URL or id) form one group, with that hop shown as {@code [kind]}.
  *
  * @param newBuckets one per (type, category) with new objects, ordered by type then category
  * @param newObjects total number of new objects
@@ -34,6 +35,13 @@ import dev.heapload.model.HeapSnapshot;
  */
 public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, long newBytes, long reusedAddresses,
                                  List<LeakGroup> leakGroups, List<Growth> growth) {
+
+    /**
+     * Heads held by one object under at least this many distinct reference names (with the same reference kind
+     * and head type) are one leak group, their last hop shown as {@code [kind]}: the names are a map's keys
+     * (URLs, ids), not fields. (3: two named fields of one module are still told apart.)
+     */
+    public static final int MAP_KEYS = 3;
 
     /** How many growth rows are kept per pair. */
     public static final int GROWTH_ROWS = 1000;
@@ -171,6 +179,15 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 memberBytes[headOf[o]] += target.shallowSize(o);
             }
         }
+        // map-like tables: heads under the same holder, reference kind and type, but under MAP_KEYS or more
+        // distinct names (string keys of a cache or registry) are one leak, not one per key
+        Map<Long, java.util.Set<String>> namesByHolder = new HashMap<>();
+        for (int h = 0; h < n; h++) {
+            if (headOf[h] == h && parent[h] >= 0 && target.referenceName(retainedBy[h]) != null) {
+                namesByHolder.computeIfAbsent(holderKey(target, parent[h], retainedBy[h], h), k -> new java.util.HashSet<>())
+                    .add(target.referenceName(retainedBy[h]));
+            }
+        }
         Map<List<String>, long[]> groups = new HashMap<>();
         Map<List<String>, Integer> examples = new HashMap<>();
         long[] retained = analysis.retainedSize();
@@ -179,6 +196,10 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 continue;
             }
             List<String> key = new ArrayList<>(path(target, analysis, parent, h));
+            if (parent[h] >= 0 && target.referenceName(retainedBy[h]) != null
+                && namesByHolder.get(holderKey(target, parent[h], retainedBy[h], h)).size() >= MAP_KEYS) {
+                key.set(key.size() - 1, "[" + target.referenceKind(retainedBy[h]) + "] in " + target.type(parent[h]));
+            }
             key.add(target.type(h));
             long[] g = groups.computeIfAbsent(key, k -> new long[4]);
             g[0] += members[h];
@@ -199,6 +220,11 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             .thenComparing(LeakGroup::headType)
             .thenComparing(LeakGroup::path, SnapshotComparison::compareLists));
         return List.copyOf(result);
+    }
+
+    /** Holder object, reference kind and head type packed into one key. */
+    private static long holderKey(HeapSnapshot s, int holder, int reference, int head) {
+        return ((long) holder << 32) | ((long) s.referenceKindId(reference) << 24) | s.typeId(head);
     }
 
     /** The retention path of {@code o} as leak-trace lines, root first (see the class comment). */
@@ -232,7 +258,11 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
     }
 
     private static List<Growth> growth(HeapSnapshot baseline, HeapSnapshot target, SnapshotDiff diff) {
-        List<Growth> rows = new ArrayList<>();
+        Comparator<Growth> order = Comparator.comparingLong((Growth g) -> g.sizeAfter() - g.sizeBefore()).reversed()
+            .thenComparing(Comparator.comparingLong((Growth g) -> g.refsAfter() - g.refsBefore()).reversed())
+            .thenComparing(g -> target.address(g.target()));
+        // bounded heap whose head is the smallest growth kept: O(n log GROWTH_ROWS)
+        java.util.PriorityQueue<Growth> kept = new java.util.PriorityQueue<>(GROWTH_ROWS + 1, order.reversed());
         for (int o = 0; o < target.objectCount(); o++) {
             int b = diff.sameAddress()[o];
             if (diff.isNew()[o] || b < 0) {
@@ -243,13 +273,19 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             long refsBefore = strongOutDegree(baseline, b);
             long refsAfter = strongOutDegree(target, o);
             if (after > before || refsAfter > refsBefore) {
-                rows.add(new Growth(o, before, after, refsBefore, refsAfter));
+                Growth g = new Growth(o, before, after, refsBefore, refsAfter);
+                if (kept.size() == GROWTH_ROWS && order.compare(g, kept.peek()) >= 0) {
+                    continue;
+                }
+                kept.add(g);
+                if (kept.size() > GROWTH_ROWS) {
+                    kept.poll();
+                }
             }
         }
-        rows.sort(Comparator.comparingLong((Growth g) -> g.sizeAfter() - g.sizeBefore()).reversed()
-            .thenComparing(Comparator.comparingLong((Growth g) -> g.refsAfter() - g.refsBefore()).reversed())
-            .thenComparing(g -> target.address(g.target())));
-        return List.copyOf(rows.subList(0, Math.min(GROWTH_ROWS, rows.size())));
+        List<Growth> rows = new ArrayList<>(kept);
+        rows.sort(order);
+        return List.copyOf(rows);
     }
 
     private static long strongOutDegree(HeapSnapshot s, int o) {
