@@ -146,9 +146,10 @@ end
 function M.write(path, options)
   options = options or {}
   local extra = options.level or 0
-  -- a buffer larger than LUAL_BUFFERSIZE makes Lua 5.4 create its "_UBOX*" metatable in the registry
-  -- once; create it now, before the walk, so it is not a "new" object in a later snapshot
-  local _ = string.rep("x", 8192)
+  -- a buffer larger than LUAL_BUFFERSIZE (5.3: 8 KiB, 5.4: 1 KiB) makes lauxlib create its box metatable
+  -- in the registry once ("LUABOX" in 5.3, "_UBOX*" in 5.4); create it now, before the walk, so it is not
+  -- a "new" object in a later snapshot
+  local _ = string.rep("x", 131072)
   _ = nil
   local running = true
   if V ~= "5.1" then running = collectgarbage("isrunning") end
