@@ -94,6 +94,7 @@ public final class LuaHeapDumpReader {
     public static final String FORMAT = "lua-heap-snapshot";
 
     private static final JsonFactory JSON = JsonFactory.builder()
+        .disable(com.fasterxml.jackson.core.StreamReadFeature.AUTO_CLOSE_SOURCE) // the SHA-256 reads the rest
         .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
         .build();
