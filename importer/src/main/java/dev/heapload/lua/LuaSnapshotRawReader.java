@@ -63,6 +63,7 @@ public final class LuaSnapshotRawReader {
         .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
         .build();
 
+    private static final Pattern ADDRESS = Pattern.compile("(0x)?[0-9a-fA-F]+");
     private static final Pattern PARENT = Pattern.compile("^(0x[0-9a-fA-F]+|\\(nil\\)) : (.*)$", Pattern.DOTALL);
     private static final Pattern SIZE = Pattern.compile("^(.*) \\{(\\d+)\\}$", Pattern.DOTALL);
     private static final Pattern LOCAL = Pattern.compile("^(.*)\\{#.*\\}$|^(.*) : .*$", Pattern.DOTALL);
@@ -127,6 +128,10 @@ public final class LuaSnapshotRawReader {
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String address = p.currentName();
                     long at = p.currentTokenLocation().getByteOffset();
+                    if (!ADDRESS.matcher(address).matches()) {
+                        throw new DumpFormatException(name, at, "not a lua-snapshot raw table: member \"" + shortText(address)
+                            + "\" is not an address");
+                    }
                     if (p.nextToken() != JsonToken.VALUE_STRING) {
                         throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
                             "the record of " + address + " is not a string");
@@ -146,6 +151,10 @@ public final class LuaSnapshotRawReader {
             }
         }
         return out;
+    }
+
+    private static String shortText(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "…" : s;
     }
 
     /** Parser of {@code return { ["key"] = "value", … }} with Lua string escapes (as {@code %q} writes them). */
@@ -210,6 +219,10 @@ public final class LuaSnapshotRawReader {
                 expect('[');
                 space();
                 String key = string();
+                if (!ADDRESS.matcher(key).matches()) {
+                    i = (int) at;
+                    throw error("not a lua-snapshot raw table: key \"" + shortText(key) + "\" is not an address");
+                }
                 expect(']');
                 expect('=');
                 space();
