@@ -190,25 +190,29 @@ function M.write(path, options)
   return result
 end
 
--- the walk; separate so that write() can restore the collector on errors
+-- the walk; separate so that write() can restore the collector on errors.
+-- Output goes piece by piece into a buffer that is handed to file:write as separate arguments, so the
+-- walk makes almost no garbage (the collector is stopped while it runs): no record is concatenated.
 function M._dump(path, options, stack)
   local f = assert(io.open(path, "wb"))
+  local unpack = table.unpack or unpack
   local buf, nbuf = {}, 0
+  local function flush()
+    if nbuf > 0 then f:write(unpack(buf, 1, nbuf)) end
+    nbuf = 0
+  end
   local function out(s)
     nbuf = nbuf + 1
     buf[nbuf] = s
-    if nbuf >= 1024 then
-      f:write(concat(buf, "", 1, nbuf))
-      nbuf = 0
-    end
+    if nbuf >= 512 then flush() end
   end
 
   local maxstring = options.maxstring
-  local ids = {}           -- object -> id text
+  local ids = {}           -- object -> its id as a JSON string (with the quotes)
   local queue, qhead, qtail = {}, 1, 0
   local nstrings, nobjects, nsynthetic = 0, 0, 0
   local bytes = 0
-  local first = true
+  local sep = "\n"         -- before the next record
   -- 5.2+: (thread, ismain); 5.1 and LuaJIT: nil on the main thread, else the coroutine
   local runningThread, isMain = coroutine.running()
   if isMain == nil then isMain = runningThread == nil end
@@ -230,33 +234,34 @@ function M._dump(path, options, stack)
     return "o" .. nsynthetic
   end
 
-  local function emitstring(s, id)
+  local function emitstring(s, qid)
     local len = #s
     local size = SZ.str + len + 1
     bytes = bytes + size
     local text, truncated = s, false
     if maxstring and len > maxstring then text, truncated = sub(s, 1, maxstring), true end
     local fixed, valid = utf8fix(text)
-    local rec = "\"type\":\"string\",\"len\":" .. len .. ",\"size\":" .. size .. ",\"value\":" .. jstr(fixed)
-    if not valid then rec = rec .. ",\"hex\":\"" .. hex(text) .. "\"" end
-    if truncated then rec = rec .. ",\"truncated\":true" end
-    out((first and "\n" or ",\n") .. jstr(id) .. ":{" .. rec .. "}")
-    first = false
+    out(sep); out(qid); out(":{\"type\":\"string\",\"len\":"); out(len); out(",\"size\":"); out(size)
+    out(",\"value\":"); out(jstr(fixed))
+    if not valid then out(",\"hex\":\""); out(hex(text)); out("\"") end
+    if truncated then out(",\"truncated\":true") end
+    out("}")
+    sep = ",\n"
     nobjects = nobjects + 1
   end
 
-  -- id of a collectable value, scheduling it for the walk on first sight (strings are written at once)
+  -- the quoted id of a collectable value, scheduling it for the walk on first sight; a string's record
+  -- is written at once, so call this (through pre) before starting the record that refers to it
   local function id(v)
     local i = ids[v]
     if i then return i end
-    local t = type(v)
-    if t == "string" then
-      if HAS_P then i = format("%p", v) else nstrings = nstrings + 1; i = "s" .. nstrings end
+    if type(v) == "string" then
+      if HAS_P then i = "\"" .. format("%p", v) .. "\"" else nstrings = nstrings + 1; i = "\"s" .. nstrings .. "\"" end
       ids[v] = i
       emitstring(v, i)
       return i
     end
-    i = addr(v)
+    i = "\"" .. addr(v) .. "\""
     ids[v] = i
     qtail = qtail + 1
     queue[qtail] = v
@@ -278,45 +283,64 @@ function M._dump(path, options, stack)
     return info.what == "C" and info.nups == 0
   end
 
+  local function ptr(v)
+    return HAS_P and format("%p", v) or tostring(v):match("0x%x+") or "?"
+  end
+
   -- JSON text of a value: a string = an object id; numbers, booleans; special values as objects
   local function val(v)
     local t = type(v)
     if t == "number" then return jnum(v) end
     if t == "boolean" then return v and "true" or "false" end
     if t == "nil" then return "null" end
-    if t == "userdata" and islightud(v) then
-      return "{\"lud\":\"" .. (HAS_P and format("%p", v) or tostring(v):match("0x%x+") or "?") .. "\"}"
-    end
-    if t == "function" and islight(v) then
-      return "{\"lightcfunction\":\"" .. (HAS_P and format("%p", v) or tostring(v):match("0x%x+") or "?") .. "\"}"
-    end
-    return "\"" .. id(v) .. "\""
+    local i = ids[v]
+    if i then return i end
+    if t == "userdata" and islightud(v) then return "{\"lud\":\"" .. ptr(v) .. "\"}" end
+    if t == "function" and islight(v) then return "{\"lightcfunction\":\"" .. ptr(v) .. "\"}" end
+    return id(v)
   end
 
-  local function frames(rec, list)
-    local parts = {}
+  -- writes a string's record now if it has none yet (before a record that refers to it is started)
+  local function pre(v)
+    if type(v) == "string" and not ids[v] then id(v) end
+  end
+
+  local function preframes(list)
+    for k = 1, #list do
+      local fr = list[k]
+      for j = 1, #fr.locals do pre(fr.locals[j][2]) end
+      for j = 1, #fr.varargs do pre(fr.varargs[j][1]) end
+    end
+  end
+
+  local function frames(list)
+    out(",\"frames\":[")
     for k = 1, #list do
       local fr = list[k]
       local info = fr.info
-      local p = { "{\"level\":", tostring(fr.level), ",\"what\":", jstr(info.what or "?"),
-                  ",\"source\":", jstr(info.short_src or "?"), ",\"line\":", tostring(info.currentline or -1) }
-      if info.name then p[#p + 1] = ",\"name\":" .. jstr(info.name) end
-      if info.func and not islight(info.func) then p[#p + 1] = ",\"func\":" .. val(info.func) end
-      p[#p + 1] = ",\"locals\":["
+      if k > 1 then out(",") end
+      out("{\"level\":"); out(fr.level); out(",\"what\":"); out(jstr(info.what or "?"))
+      out(",\"source\":"); out(jstr(info.short_src or "?")); out(",\"line\":"); out(info.currentline or -1)
+      if info.name then out(",\"name\":"); out(jstr(info.name)) end
+      if info.func and not islight(info.func) then out(",\"func\":"); out(val(info.func)) end
+      out(",\"locals\":[")
       for j = 1, #fr.locals do
         local l = fr.locals[j]
-        p[#p + 1] = (j > 1 and "," or "") .. "{\"name\":" .. jstr(l[1]) .. ",\"value\":" .. val(l[2]) .. "}"
+        if j > 1 then out(",") end
+        out("{\"name\":"); out(jstr(l[1])); out(",\"value\":"); out(val(l[2])); out("}")
       end
-      p[#p + 1] = "]"
+      out("]")
       if #fr.varargs > 0 then
-        p[#p + 1] = ",\"varargs\":["
-        for j = 1, #fr.varargs do p[#p + 1] = (j > 1 and "," or "") .. val(fr.varargs[j][1]) end
-        p[#p + 1] = "]"
+        out(",\"varargs\":[")
+        for j = 1, #fr.varargs do
+          if j > 1 then out(",") end
+          out(val(fr.varargs[j][1]))
+        end
+        out("]")
       end
-      p[#p + 1] = "}"
-      parts[k] = concat(p)
+      out("}")
     end
-    rec[#rec + 1] = ",\"frames\":[" .. concat(parts, ",") .. "]"
+    out("]")
   end
 
   -- frames of another thread, read through debug.getinfo(co, level)
@@ -349,107 +373,121 @@ function M._dump(path, options, stack)
     return list
   end
 
-  local function metatable(rec, v)
-    local mt = getmetatable_(v)
-    if mt ~= nil then rec[#rec + 1] = ",\"metatable\":" .. val(mt) end
-    return mt
+  local function start(v, t)
+    out(sep); out(ids[v]); out(":{\"type\":\""); out(t); out("\"")
+    sep = ",\n"
   end
 
   local function walk(v)
     local t = type(v)
-    local rec = { jstr(ids[v]), ":{\"type\":\"", t, "\"" }
     local size = 0
     if t == "table" then
-      local mt = metatable(rec, v)
+      for k, x in next, v do pre(k); pre(x) end
+      start(v, t)
+      local mt = getmetatable_(v)
+      if mt ~= nil then out(",\"metatable\":"); out(val(mt)) end
       local mode = mt ~= nil and rawget(mt, "__mode")
       if type(mode) == "string" then
         local w = (find(mode, "k", 1, true) and "k" or "") .. (find(mode, "v", 1, true) and "v" or "")
-        if w ~= "" then rec[#rec + 1] = ",\"weak\":\"" .. w .. "\"" end
+        if w ~= "" then out(",\"weak\":\""); out(w); out("\"") end
       end
-      local border = #v   -- raw length on 5.1/LuaJIT; 5.2+ may call __len: see below
+      local border = #v   -- raw length on 5.1/LuaJIT (no __len for tables there)
       if V ~= "5.1" and V ~= "jit" then border = rawlen(v) end
-      local pairs_, n, narr, nhash = {}, 0, 0, 0
+      local narr, nhash, first = 0, 0, true
+      out(",\"pairs\":[")
       for k, x in next, v do
-        n = n + 1
-        pairs_[n] = "[" .. val(k) .. "," .. val(x) .. "]"
+        if first then out("[") else out(",[") end
+        first = false
+        out(val(k)); out(","); out(val(x)); out("]")
         if type(k) == "number" and k >= 1 and k <= border and floor(k) == k then narr = narr + 1
         else nhash = nhash + 1 end
       end
+      out("],\"narr\":"); out(narr); out(",\"nhash\":"); out(nhash)
       size = SZ.tab + (narr > 0 and pow2(narr) * SZ.arr or 0) + (nhash > 0 and pow2(nhash) * SZ.node or 0)
-      rec[#rec + 1] = ",\"narr\":" .. narr .. ",\"nhash\":" .. nhash .. ",\"pairs\":[" .. concat(pairs_, ",") .. "]"
     elseif t == "function" then
       local info = getinfo(v, "Su")
       local nups = info.nups or 0
       local isC = info.what == "C"
-      size = isC and (SZ.ccl + SZ.cup * nups) or (SZ.lcl + SZ.lup * nups)
-      rec[#rec + 1] = ",\"what\":" .. jstr(info.what) .. ",\"source\":" .. jstr(info.short_src or "?")
-        .. ",\"linedefined\":" .. tostring(info.linedefined or -1)
-        .. ",\"lastlinedefined\":" .. tostring(info.lastlinedefined or -1)
-      if getfenv_ then
-        local env = getfenv_(v)
-        if env ~= nil then rec[#rec + 1] = ",\"env\":" .. val(env) end
-      end
-      local ups = {}
+      local env = getfenv_ and getfenv_(v) or nil
       for i = 1, nups do
         local name, x = getupvalue(v, i)
         if name == nil then break end
-        local u = "{\"name\":" .. jstr(name) .. ",\"value\":" .. val(x)
+        pre(x)
+      end
+      start(v, t)
+      size = isC and (SZ.ccl + SZ.cup * nups) or (SZ.lcl + SZ.lup * nups)
+      out(",\"what\":"); out(jstr(info.what)); out(",\"source\":"); out(jstr(info.short_src or "?"))
+      out(",\"linedefined\":"); out(info.linedefined or -1)
+      out(",\"lastlinedefined\":"); out(info.lastlinedefined or -1)
+      if env ~= nil then out(",\"env\":"); out(val(env)) end
+      out(",\"upvalues\":[")
+      for i = 1, nups do
+        local name, x = getupvalue(v, i)
+        if name == nil then break end
+        if i > 1 then out(",") end
+        out("{\"name\":"); out(jstr(name)); out(",\"value\":"); out(val(x))
         if upvalueid and not isC then
           local okid, uid = pcall(upvalueid, v, i)
-          if okid and uid ~= nil then
-            u = u .. ",\"uid\":\"" .. (HAS_P and format("%p", uid) or tostring(uid):match("0x%x+") or "?") .. "\""
-          end
+          if okid and uid ~= nil then out(",\"uid\":\""); out(ptr(uid)); out("\"") end
         end
-        ups[#ups + 1] = u .. "}"
+        out("}")
       end
-      rec[#rec + 1] = ",\"upvalues\":[" .. concat(ups, ",") .. "]"
+      out("]")
     elseif t == "thread" then
-      local status = (v == runningThread) and "running" or coroutine.status(v)
-      rec[#rec + 1] = ",\"status\":\"" .. status .. "\""
-      if getfenv_ then
-        local env = getfenv_(v)
-        if env ~= nil then rec[#rec + 1] = ",\"env\":" .. val(env) end
-      end
       local list
       if v == runningThread then list = stack else list = threadframes(v) end
-      size = SZ.thread + SZ.ci * (#list + 1)
-      frames(rec, list)
-    elseif t == "userdata" then
-      local mt = metatable(rec, v)
-      size = SZ.udata
-      rec[#rec + 1] = ",\"payloadSizeUnknown\":true"
-      if mt ~= nil then
-        local name = rawget(mt, "__name")
-        if type(name) == "string" then rec[#rec + 1] = ",\"name\":" .. jstr(name) end
+      preframes(list)
+      start(v, t)
+      local status = (v == runningThread) and "running" or coroutine.status(v)
+      out(",\"status\":\""); out(status); out("\"")
+      if getfenv_ then
+        local env = getfenv_(v)
+        if env ~= nil then out(",\"env\":"); out(val(env)) end
       end
-      local uvs = {}
+      size = SZ.thread + SZ.ci * (#list + 1)
+      frames(list)
+    elseif t == "userdata" then
+      local mt = getmetatable_(v)
+      local name = mt ~= nil and rawget(mt, "__name")
+      local uvs, nuv = {}, 0
       if V == "5.4" then
-        local i = 1
         while true do
-          local x, present = getuservalue(v, i)
+          local x, present = getuservalue(v, nuv + 1)
           if not present then break end
-          uvs[i] = val(x)
-          i = i + 1
+          nuv = nuv + 1
+          uvs[nuv] = x
         end
-        if i > 1 then size = size + 8 + 16 * (i - 1) end
       elseif getuservalue then
         local x = getuservalue(v)
-        if x ~= nil then uvs[1] = val(x) end
-      elseif getfenv_ then
-        local env = getfenv_(v)
-        if env ~= nil then rec[#rec + 1] = ",\"env\":" .. val(env) end
+        if x ~= nil then nuv = 1; uvs[1] = x end
       end
-      if #uvs > 0 then rec[#rec + 1] = ",\"uservalues\":[" .. concat(uvs, ",") .. "]" end
+      for i = 1, nuv do pre(uvs[i]) end
+      start(v, t)
+      size = SZ.udata
+      if nuv > 0 and V == "5.4" then size = size + 8 + 16 * nuv end
+      out(",\"payloadSizeUnknown\":true")
+      if mt ~= nil then out(",\"metatable\":"); out(val(mt)) end
+      if type(name) == "string" then out(",\"name\":"); out(jstr(name)) end
+      if nuv > 0 then
+        out(",\"uservalues\":[")
+        for i = 1, nuv do
+          if i > 1 then out(",") end
+          out(val(uvs[i]))
+        end
+        out("]")
+      end
+      if getfenv_ and not getuservalue then
+        local env = getfenv_(v)
+        if env ~= nil then out(",\"env\":"); out(val(env)) end
+      end
     else
       -- LuaJIT cdata (and anything else a future version adds)
-      rec[#rec + 1] = ",\"repr\":" .. jstr(tostring(v))
+      start(v, t)
+      out(",\"repr\":"); out(jstr(tostring(v)))
       size = 16
     end
-    rec[#rec + 1] = ",\"size\":" .. size .. "}"
+    out(",\"size\":"); out(size); out("}")
     bytes = bytes + size
-    rec[1] = (first and "\n" or ",\n") .. rec[1]
-    first = false
-    out(concat(rec))
     nobjects = nobjects + 1
   end
 
@@ -461,27 +499,29 @@ function M._dump(path, options, stack)
     .. "\"label\":" .. (options.label and jstr(tostring(options.label)) or "null") .. ",\n"
     .. "\"stats\":{\"gcCountKB\":" .. jnum(collectgarbage("count")) .. "},\n\"objects\":{")
 
-  -- roots, in this order
+  -- roots, in this order; their values are scheduled (strings written) before the walk
   local registry = debug.getregistry()
   local globals
   if V == "5.1" or V == "jit" then globals = rawget(_G, "getfenv")(0) else globals = rawget(registry, 2) end
   local mainthread = nil
   if V ~= "5.1" and V ~= "jit" then mainthread = rawget(registry, 1) end
-  local rootsText = { "\"registry\":" .. val(registry), "\"globals\":" .. val(globals) }
-  if mainthread ~= nil then rootsText[#rootsText + 1] = "\"mainthread\":" .. val(mainthread) end
-  local samples = { { "string", "" }, { "number", 0 }, { "boolean", true }, { "nil", nil }, { "function", print } }
+  local roots = { { "registry", val(registry) }, { "globals", val(globals) } }
+  if mainthread ~= nil then roots[#roots + 1] = { "mainthread", val(mainthread) } end
   local mts = {}
+  local samples = { { "string", "" }, { "number", 0 }, { "boolean", true }, { "nil", nil }, { "function", print } }
   for _, s in ipairs(samples) do
     local mt = getmetatable_(s[2])
-    if mt ~= nil then mts[#mts + 1] = jstr(s[1]) .. ":" .. val(mt) end
+    if mt ~= nil then mts[#mts + 1] = { s[1], val(mt) } end
   end
-  rootsText[#rootsText + 1] = "\"typeMetatables\":{" .. concat(mts, ",") .. "}"
-  -- the calling thread's stack: record values now so the walk reaches them
-  local stackrec = {}
-  frames(stackrec, stack)
+  preframes(stack)
+  local stackvals = {}
+  for k = 1, #stack do
+    local fr = stack[k]
+    if fr.info.func then stackvals[#stackvals + 1] = val(fr.info.func) end
+    for j = 1, #fr.locals do stackvals[#stackvals + 1] = val(fr.locals[j][2]) end
+    for j = 1, #fr.varargs do stackvals[#stackvals + 1] = val(fr.varargs[j][1]) end
+  end
   local ct = runningThread ~= nil and val(runningThread) or "null"
-  rootsText[#rootsText + 1] = "\"callstack\":{\"thread\":" .. ct .. ",\"ismain\":" .. tostring(isMain ~= false)
-    .. sub(stackrec[1], 1) .. "}"
 
   while qhead <= qtail do
     local v = queue[qhead]
@@ -490,9 +530,20 @@ function M._dump(path, options, stack)
     walk(v)
   end
 
-  out("\n},\n\"roots\":{" .. concat(rootsText, ",") .. "},\n\"summary\":{\"objects\":" .. nobjects
-    .. ",\"estimatedBytes\":" .. bytes .. "}}\n")
-  f:write(concat(buf, "", 1, nbuf))
+  out("\n},\n\"roots\":{")
+  for i = 1, #roots do
+    if i > 1 then out(",") end
+    out("\""); out(roots[i][1]); out("\":"); out(roots[i][2])
+  end
+  out(",\"typeMetatables\":{")
+  for i = 1, #mts do
+    if i > 1 then out(",") end
+    out("\""); out(mts[i][1]); out("\":"); out(mts[i][2])
+  end
+  out("},\"callstack\":{\"thread\":"); out(ct); out(",\"ismain\":"); out(tostring(isMain ~= false))
+  frames(stack)
+  out("}},\n\"summary\":{\"objects\":"); out(nobjects); out(",\"estimatedBytes\":"); out(bytes); out("}}\n")
+  flush()
   f:close()
   return nobjects
 end
