@@ -44,7 +44,7 @@ final class LoadReport {
         out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
             s.referenceCount() - weak, weak);
         if (info.vmTotalBytes() >= 0) {
-            String what = info.vm().startsWith("lua")
+            String what = !info.vm().equals("luau") && info.vm().startsWith("lua")
                 ? "collectgarbage(\"count\") before the dump: every allocation, not only objects"
                 : "stats.size: every allocation, not only objects";
             out.printf(Locale.ROOT, "  VM total    %,d bytes (%s)%n", info.vmTotalBytes(), what);
