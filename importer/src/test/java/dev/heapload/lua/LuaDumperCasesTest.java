@@ -1,6 +1,7 @@
 package dev.heapload.lua;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -129,6 +130,21 @@ class LuaDumperCasesTest {
                     }
                 }
                 assertEquals(counts("table", ephemerons ? 64 : 54), dead, "new tables that only weak references reach");
+            }
+            case "string_keys" -> {
+                // every key survives as the name of its value's reference, escaped in JSON and read back
+                java.util.Set<String> names = new java.util.TreeSet<>();
+                for (int r = 0; r < pair.after.referenceCount(); r++) {
+                    String n = pair.after.referenceName(r);
+                    if (n != null && pair.diff.isNew()[pair.after.referenceTarget(r)]) {
+                        names.add(n);
+                    }
+                }
+                for (String key : List.of("naïve café — 日本語 🎮", "has \"double\" and 'single' quotes",
+                    "line1\nline2\n0xdeadbeef : injected", "tab\there\r\nCRLF", "nul\0byte", "\uFFFD\uFFFD invalid utf8",
+                    "", "k".repeat(300), "[3.5]", "[9007199254740992]", "[true]", "weird")) {
+                    assertTrue(names.contains(key), () -> "no reference named " + key + " in " + names);
+                }
             }
             case "coroutines" -> assertEquals(0, pair.newReachable().stream()
                 .filter(o -> pair.after.type(o).equals("thread") && pair.after.label(o).startsWith("dead")).count(),
