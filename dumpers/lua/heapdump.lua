@@ -290,7 +290,12 @@ function M._dump(path, options, stack)
   -- JSON text of a value: a string = an object id; numbers, booleans; special values as objects
   local function val(v)
     local t = type(v)
-    if t == "number" then return jnum(v) end
+    if t == "number" then
+      -- file:write prints integers exactly (5.3+: LUA_INTEGER_FMT; 5.1/LuaJIT: "%.14g", exact below 10^14),
+      -- so they go out as numbers and make no string
+      if (mathtype and mathtype(v) == "integer") or (v == floor(v) and v > -1e14 and v < 1e14) then return v end
+      return jnum(v)
+    end
     if t == "boolean" then return v and "true" or "false" end
     if t == "nil" then return "null" end
     local i = ids[v]
