@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
@@ -96,6 +97,16 @@ class LuaBundledFixturesTest {
         // 5.1: no main-thread object; the calling frames are roots
         assertTrue(p.after.roots().stream().anyMatch(r -> r.name().equals("stack program.lua:27 Registry")),
             () -> p.after.roots().toString());
+    }
+
+    @Test
+    void reachabilityTreeFollowsLiveEntriesOnly() throws IOException {
+        // the tree command's breadth-first charge: the same new objects as the analysis finds retained
+        for (String v : List.of("lua54", "lua51")) {
+            LuaRuns.Pair p = pair(v);
+            ReachabilityTree.Node root = ReachabilityTree.build(p.after, o -> p.diff.isNew()[o], ReachabilityTree.Split.NONE);
+            assertEquals(v.equals("lua54") ? 16 : 28, root.totalCount(), v);
+        }
     }
 
     @Test
