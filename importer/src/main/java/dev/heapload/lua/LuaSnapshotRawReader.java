@@ -39,7 +39,8 @@ import dev.heapload.model.SnapshotInfo;
  * {@code  {SIZE}} (bytes): {@code table {56}}, {@code SRC:LINE {40}}, {@code thread <frames> {1048}},
  * {@code string {27}}. Types: {@code table}, {@code userdata}, {@code cfunction}, {@code function} (a Lua
  * closure, label {@code SRC:LINE}), {@code thread} (label: its frames), {@code string} (lvzixun built with
- * {@code -DDUMP_STRING}; no contents).
+ * {@code -DDUMP_STRING}; no contents); any other header is kept as type {@code unknown} and counted in a
+ * warning.
  *
  * <h2>References</h2>
  * Each line becomes a reference from the parent to the record's object, named by the edge text, kind:
@@ -66,6 +67,8 @@ public final class LuaSnapshotRawReader {
     private static final Pattern ADDRESS = Pattern.compile("(0x)?[0-9a-fA-F]+");
     private static final Pattern PARENT = Pattern.compile("^(0x[0-9a-fA-F]+|\\(nil\\)) : (.*)$", Pattern.DOTALL);
     private static final Pattern SIZE = Pattern.compile("^(.*) \\{(\\d+)\\}$", Pattern.DOTALL);
+    /** A Lua function's header: {@code SRC:LINE} (lvzixun; cloudwu writes {@code func: SRC:LINE}). */
+    private static final Pattern FUNCTION = Pattern.compile("^.*:-?\\d+$", Pattern.DOTALL);
     private static final Pattern LOCAL = Pattern.compile("^(.*)\\{#.*\\}$|^(.*) : .*$", Pattern.DOTALL);
 
     /** Creates a reader; instances hold no state between reads. */
@@ -326,6 +329,8 @@ public final class LuaSnapshotRawReader {
         long[] sizes = new long[entries.size()];
         List<Integer> registry = new ArrayList<>();
         boolean anySize = false;
+        int unknown = 0;
+        String firstUnknown = null;
         boolean anyString = false;
         int continued = 0;
         for (int e = 0; e < entries.size(); e++) {
@@ -352,9 +357,15 @@ public final class LuaSnapshotRawReader {
                 type = "thread";
                 label = header.startsWith("thread ") ? header.substring(7).trim()
                     : header.substring(0, header.length() - "thread: ".length()).trim();
-            } else {
+            } else if (FUNCTION.matcher(header).matches()) {
                 type = "function";
                 label = header;
+            } else {
+                type = "unknown";
+                label = header;
+                if (unknown++ == 0) {
+                    firstUnknown = "\"" + shortText(header) + "\" (record of " + en.address() + ", byte " + en.offset() + ")";
+                }
             }
             anyString |= type.equals("string");
             types[e] = type;
@@ -390,6 +401,9 @@ public final class LuaSnapshotRawReader {
         warnings.add("lua-snapshot raw table (" + (anySize ? "lvzixun" : "cloudwu") + "): no string contents, no scalar values, "
             + "one edge name per (child, parent), weak-key table values recorded as strong by the tool"
             + (anySize ? ", shallow sizes only" : ", no sizes (all 0)") + (anyString ? "" : ", no string objects"));
+        if (unknown > 0) {
+            warnings.add(unknown + " record(s) with an unknown header kept as type \"unknown\" (first: " + firstUnknown + ")");
+        }
         if (continued > 0) {
             warnings.add(continued + " record line(s) that are not `PARENT : edge` were read as the continuation of the "
                 + "previous edge name (keys containing a newline)");

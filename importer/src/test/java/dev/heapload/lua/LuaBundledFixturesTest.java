@@ -136,6 +136,14 @@ class LuaBundledFixturesTest {
         assertEquals(56, s.shallowSize(0));
         assertEquals("registry", s.roots().get(0).name());
         assertEquals(1, DumpReaders.read(raw, null, Progress.NONE).objectCount());
+        Path odd = tmp.resolve("odd.json");
+        Files.writeString(odd, "{\"0x10\": \"table {56}\\n(nil) : [registry]\\n\", \"0x20\": \"gizmo {8}\\n0x10 : g\\n\","
+            + " \"0x30\": \"x.lua:7 {40}\\n0x10 : f\\n\"}");
+        HeapSnapshot o = DumpReaders.read(odd, null, Progress.NONE);
+        assertEquals(List.of("table", "unknown", "function"), List.of(o.type(0), o.type(1), o.type(2)));
+        assertTrue(o.info().warnings().contains(
+            "1 record(s) with an unknown header kept as type \"unknown\" (first: \"gizmo\" (record of 0x20, byte 45))"),
+            () -> o.info().warnings().toString());
     }
 
     private Path write(String name, String text) throws IOException {
