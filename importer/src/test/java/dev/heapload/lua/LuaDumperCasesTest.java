@@ -53,7 +53,9 @@ class LuaDumperCasesTest {
         Path dir = SharedTestData.require("lua", "Lua dumper acceptance tests");
         LuaRuns.requireInterpreter(LuaRuns.INTERPRETERS.get(vm));
         Path work = tmp.resolve(name + "-" + vm);
-        LuaRuns.run(LuaRuns.INTERPRETERS.get(vm), dir.resolve(name).resolve("program.lua"), work);
+        String exe = LuaRuns.INTERPRETERS.get(vm);
+        boolean udhelper = name.equals("classes_userdata") && LuaRuns.buildUdhelper(exe, work.resolve("cmodules"));
+        LuaRuns.run(exe, dir.resolve(name).resolve("program.lua"), work, udhelper ? work.resolve("cmodules") : null);
         LuaRuns.Pair pair = new LuaRuns.Pair(LuaRuns.read(work.resolve("before.json")), LuaRuns.read(work.resolve("after.json")));
         assertEquals(vm, pair.after.info().vm());
         assertEquals(List.of(), pair.before.info().warnings(), "before.json: every referenced address has a record");
@@ -62,17 +64,40 @@ class LuaDumperCasesTest {
         if (name.equals("coroutines") && (vm.equals("lua5.2") || vm.equals("lua5.3")) && actual.get("function") == 1) {
             actual.put("function", 2); // one cached body closure for both generators: see expected()
         }
-        assertEquals(expected(name, vm), actual, name + " on " + vm + ": new retained objects by type");
+        Map<String, Integer> expected = name.equals("classes_userdata") && !udhelper
+            ? counts("table", 100, "string", 32) : expected(name, vm);
+        assertEquals(expected, actual, name + " on " + vm + ": new retained objects by type");
         mustNotReport(name, vm, pair);
+        if (udhelper) {
+            // each handle: label = its metatable's __name; its user value {owner = p} (5.1/LuaJIT: environment)
+            assertEquals(25, pair.newReachableLabelled("userdata", "NativeHandle"));
+            String kind = vm.equals("lua5.1") || vm.equals("luajit") ? "env" : "uservalue";
+            long owners = pair.newReachable().stream().filter(o -> pair.after.type(o).equals("userdata"))
+                .filter(o -> {
+                    for (int r = pair.after.firstReference(o); r < pair.after.firstReference(o + 1); r++) {
+                        if (pair.after.referenceKind(r).equals(kind) && pair.diff.isNew()[pair.after.referenceTarget(r)]) {
+                            return true;
+                        }
+                    }
+                    return false;
+                }).count();
+            assertEquals(25, owners, "userdata whose " + kind + " is a new table");
+            if (vm.equals("lua5.4")) {
+                // sizeudata(nuv = 2, payload unknown) = 40 + 16 * 2
+                assertEquals(25, pair.newReachable().stream().filter(o -> pair.after.type(o).equals("userdata"))
+                    .filter(o -> pair.after.shallowSize(o) == 72).count());
+            }
+        }
     }
 
     /**
      * The README's expected leak for the version, with the differences the READMEs explain or that follow
      * from facts they do not mention:
      * <ul>
-     *   <li>classes_userdata: the tests run without the README's test C module {@code udhelper} (not in
-     *       testdata), so the program creates no userdata: 25 players, components, inventories and items =
-     *       100 tables; 32 new strings (the README's ~33 counts the user-value key too);</li>
+     *   <li>classes_userdata: with the test C module {@code udhelper} (src/test/c/udhelper.c, built with cc
+     *       against the interpreter's headers) the README's 125 tables (the user value {@code {owner = p}}
+     *       is reached through the userdata's user value, on 5.1/LuaJIT its environment), 25 userdata and 33
+     *       strings; without a compiler or headers the program creates no userdata: 100 tables, 32 strings;</li>
      *   <li>coroutines on Lua 5.1: a pure-Lua walker cannot read C-function upvalues there, so the two
      *       coroutine.wrap threads, their {@code acc} tables, their body closures and 3 strings are invisible
      *       (README); on Lua 5.2 and 5.3 the two generators may share one body closure: lvm.c
@@ -88,7 +113,7 @@ class LuaDumperCasesTest {
     static Map<String, Integer> expected(String name, String vm) {
         boolean ephemerons = !vm.equals("lua5.1") && !vm.equals("luajit");
         return switch (name) {
-            case "classes_userdata" -> counts("table", 100, "string", 32);
+            case "classes_userdata" -> counts("table", 125, "userdata", 25, "string", 33);
             case "coroutines" -> vm.equals("lua5.1")
                 ? counts("thread", 15, "table", 30, "cfunction", 2, "string", 15)
                 : counts("thread", 17, "table", 32, "cfunction", 2, "function", 2, "string", 18);

@@ -77,12 +77,62 @@ final class LuaRuns {
      * dumpers/lua on LUA_PATH; fails with the interpreter's output when it exits non-zero.
      */
     static void run(String exe, Path program, Path workDir) {
+        run(exe, program, workDir, null);
+    }
+
+    /** Header directory of each interpreter's C API (Debian's liblua5.x-dev, libluajit-5.1-dev). */
+    private static final Map<String, String> HEADERS = Map.of("lua5.1", "/usr/include/lua5.1", "lua5.2", "/usr/include/lua5.2",
+        "lua5.3", "/usr/include/lua5.3", "lua5.4", "/usr/include/lua5.4", "luajit", "/usr/include/luajit-2.1");
+
+    private static final java.util.Set<String> WARNED = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Builds the test C module {@code udhelper} (src/test/c/udhelper.c) for {@code exe} into {@code dir}
+     * with {@code cc}; returns false, with one line on stderr, when the compiler or the interpreter's
+     * headers are missing (then the program runs without it).
+     */
+    static boolean buildUdhelper(String exe, Path dir) {
+        Path headers = Path.of(HEADERS.get(exe));
+        Path source = Path.of("src/test/c/udhelper.c").toAbsolutePath();
+        boolean cc = false;
+        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            cc |= Files.isExecutable(Path.of(d, "cc"));
+        }
+        if (!cc || !Files.isRegularFile(headers.resolve("lua.h")) || !Files.isRegularFile(source)) {
+            if (WARNED.add(exe)) {
+                System.err.println("heapload tests: no C compiler (cc) or no " + headers + "/lua.h (apt-get install "
+                    + (exe.equals("luajit") ? "libluajit-5.1-dev" : "lib" + exe + (exe.equals("lua5.1") ? "-0" : "") + "-dev")
+                    + "): the " + exe + " run of classes_userdata creates no userdata");
+            }
+            return false;
+        }
+        try {
+            Files.createDirectories(dir);
+            Process p = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-I" + headers, source.toString(), "-o",
+                dir.resolve("udhelper.so").toString()).redirectErrorStream(true).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "cc did not finish");
+            assertEquals(0, p.exitValue(), () -> "cc udhelper.c failed:\n" + new String(out, StandardCharsets.UTF_8));
+            return true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** As {@link #run(String, Path, Path)}, with {@code cpath} (a directory of C modules) on LUA_CPATH when not null. */
+    static void run(String exe, Path program, Path workDir, Path cpath) {
         try {
             Files.createDirectories(workDir);
             ProcessBuilder pb = new ProcessBuilder(exe, program.toAbsolutePath().toString())
                 .directory(workDir.toFile()).redirectErrorStream(true);
             pb.environment().put("HEAPDUMP_DIR", workDir.toAbsolutePath().toString());
             pb.environment().put("LUA_PATH", dumpers().toAbsolutePath() + "/?.lua;;");
+            if (cpath != null) {
+                pb.environment().put("LUA_CPATH", cpath.toAbsolutePath() + "/?.so;;");
+            }
             Process p = pb.start();
             byte[] out = p.getInputStream().readAllBytes();
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), exe + " " + program + " did not finish");
