@@ -73,7 +73,7 @@ final class LuaRuns {
     }
 
     /**
-     * Runs {@code program} with {@code exe} in {@code workDir} (HEAPDUMP_DIR = workDir), with
+     * Runs {@code program} with {@code exe} in the program's directory (HEAPDUMP_DIR = workDir), with
      * dumpers/lua on LUA_PATH; fails with the interpreter's output when it exits non-zero.
      */
     static void run(String exe, Path program, Path workDir) {
@@ -126,8 +126,11 @@ final class LuaRuns {
     static void run(String exe, Path program, Path workDir, Path cpath) {
         try {
             Files.createDirectories(workDir);
-            ProcessBuilder pb = new ProcessBuilder(exe, program.toAbsolutePath().toString())
-                .directory(workDir.toFile()).redirectErrorStream(true);
+            // run in the program's directory by its file name, so that short_src is "program.lua" as in the
+            // tools' outputs of testdata; the dumps go to HEAPDUMP_DIR
+            Path abs = program.toAbsolutePath();
+            ProcessBuilder pb = new ProcessBuilder(exe, abs.getFileName().toString())
+                .directory(abs.getParent().toFile()).redirectErrorStream(true);
             pb.environment().put("HEAPDUMP_DIR", workDir.toAbsolutePath().toString());
             pb.environment().put("LUA_PATH", dumpers().toAbsolutePath() + "/?.lua;;");
             if (cpath != null) {
@@ -188,6 +191,31 @@ final class LuaRuns {
                 }
             }
             return m;
+        }
+
+        /** The retention path of a reachable object: root name, then each reference's name (or [kind]). */
+        String path(int object) {
+            java.util.Deque<String> steps = new java.util.ArrayDeque<>();
+            int at = object;
+            int[] first = after.firstReferenceColumn();
+            while (analysis.retainedBy()[at] >= 0) {
+                int r = analysis.retainedBy()[at];
+                String name = after.referenceName(r);
+                steps.addFirst(name != null ? name : "[" + after.referenceKind(r) + "]");
+                int lo = 0;
+                int hi = after.objectCount() - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) >>> 1;
+                    if (first[mid] <= r) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                at = lo;
+            }
+            steps.addFirst(after.roots().get(analysis.rootOf()[object]).name());
+            return String.join("/", steps);
         }
 
         /** New reachable objects of a type whose label is {@code label}. */
