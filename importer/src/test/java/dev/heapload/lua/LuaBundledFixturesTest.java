@@ -153,6 +153,18 @@ class LuaBundledFixturesTest {
     }
 
     @Test
+    void gzipIsRecognisedByItsMagicBytes() throws IOException {
+        Path gz = tmp.resolve("after.dump");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write(Files.readAllBytes(fixture("lua54", "after")));
+        }
+        assertEquals("lua", DumpReaders.detect(gz));
+        HeapSnapshot s = DumpReaders.read(gz, null, Progress.NONE);
+        assertEquals(463, s.objectCount());
+        assertEquals("after", s.info().id());
+    }
+
+    @Test
     void aDumpCutShortIsOneLineWithTheByteOffset() throws IOException {
         Path cut = tmp.resolve("cut.json");
         Files.write(cut, java.util.Arrays.copyOf(Files.readAllBytes(fixture("lua54", "after")), 30000));
