@@ -292,6 +292,9 @@ public final class LuaHeapDumpReader {
 
         /** The builder object id of a dump id (strings by content on 5.1-5.3, see the class doc). */
         private int object(String id) {
+            if (!contentStringIds) {
+                return b.objectId(id);
+            }
             String a = stringAddress.get(id);
             return b.objectId(a != null ? a : id);
         }
