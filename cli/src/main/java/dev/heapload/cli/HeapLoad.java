@@ -56,6 +56,11 @@ public final class HeapLoad implements Callable<Integer> {
         description = "Draw progress bars on stderr for phases longer than a second (default: when stderr is a terminal).")
     boolean progress;
 
+    @Option(names = "--format", paramLabel = "FORMAT",
+        description = "Dump format: luau, lua (heapload's Lua dumper), lua-snapshot (lua-snapshot's raw table, JSON or "
+            + "Lua literal). Default: detected per file.")
+    String format;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -69,6 +74,10 @@ public final class HeapLoad implements Callable<Integer> {
         }
         if (name != null) {
             checkSnapshotId(name);
+        }
+        if (format != null && !DumpReaders.FORMATS.contains(format)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "unknown --format " + format
+                + " (known: " + String.join(", ", DumpReaders.FORMATS) + ")");
         }
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
@@ -98,7 +107,7 @@ public final class HeapLoad implements Callable<Integer> {
             // leaves the store as it was; then all of them are loaded in one all-or-nothing rebuild
             List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
             for (int i = 0; i < files.size(); i++) {
-                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars);
+                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
                 HeapAnalyzer.analyze(snapshot, bars);
                 snapshots.add(snapshot);
             }

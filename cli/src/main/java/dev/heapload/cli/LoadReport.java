@@ -44,8 +44,10 @@ final class LoadReport {
         out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
             s.referenceCount() - weak, weak);
         if (info.vmTotalBytes() >= 0) {
-            out.printf(Locale.ROOT, "  VM total    %,d bytes (stats.size: every allocation, not only objects)%n",
-                info.vmTotalBytes());
+            String what = !info.vm().equals("luau") && info.vm().startsWith("lua")
+                ? "collectgarbage(\"count\") before the dump: every allocation, not only objects"
+                : "stats.size: every allocation, not only objects";
+            out.printf(Locale.ROOT, "  VM total    %,d bytes (%s)%n", info.vmTotalBytes(), what);
         }
         HeapAnalysis a = s.analysis();
         if (a != null) {

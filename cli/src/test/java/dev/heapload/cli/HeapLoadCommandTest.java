@@ -202,6 +202,23 @@ class HeapLoadCommandTest {
         assertTrue(r.out().contains("  heapload query why-alive -p snapshot=after -p address=ADDRESS\n"), r.out());
     }
 
+    @Test
+    @Order(9)
+    void luaDumpsAreDetectedAndFormatOverrides() {
+        // testdata/lua/weak-tables-nogc/README.md: Lua 5.4 keeps 6 tables + 10 strings
+        Path lua = Path.of(System.getProperty("heapload.testdata", "../testdata"), "lua", "weak-tables-nogc", "lua54");
+        Path luaDb = tmp.resolve("lua-db");
+        Run r = run("--db", luaDb.toString(), lua.resolve("before.json").toString(), lua.resolve("after.json").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("leaks: after relative to before: 16 new reachable objects, "), r.out());
+        assertTrue(r.out().contains("      root globals (table)\n      Registry in table\n"), r.out());
+        Run wrong = run("--db", tmp.resolve("lua-db2").toString(), "--format", "lua-snapshot", lua.resolve("after.json").toString());
+        assertEquals(1, wrong.code());
+        assertEquals(1, wrong.err().strip().lines().count(), wrong.err());
+        assertTrue(wrong.err().contains("after.json: byte 1: not a lua-snapshot raw table: member \"format\" is not an address"), wrong.err());
+        assertEquals(2, run("--format", "nope", lua.resolve("after.json").toString()).code());
+    }
+
     private void assertStoreHoldsOnlyAfter() throws IOException {
         try (GraphStore store = GraphStore.open(db)) {
             assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());

@@ -200,7 +200,8 @@ public final class DominatorTree {
 
     private static boolean isStrongEdge(int e, int firstOfSource, int[] targets, byte[] flags, int[] distance) {
         int f = flags[e];
-        if ((f & HeapSnapshot.EPHEMERON_VALUE) != 0) {
+        if ((f & (HeapSnapshot.EPHEMERON_VALUE | HeapSnapshot.WEAK_KEY_VALUE)) != 0) {
+            // an ephemeron value, or a Lua 5.1 weak-key value whose entry survived (its key is reachable)
             return e > firstOfSource && distance[targets[e - 1]] >= 0 && distance[targets[e]] >= 0;
         }
         return (f & HeapSnapshot.WEAK) == 0 && distance[targets[e]] >= 0;

@@ -13,6 +13,11 @@ import dev.heapload.model.HeapSnapshot;
  *   <li>a reference flagged {@link HeapSnapshot#EPHEMERON_VALUE} keeps its target alive only once the
  *       entry's key (the target of the reference just before it) is reachable by other means (Lua 5.2+
  *       ephemeron tables, per Lua 5.4 lgc.c {@code traverseephemeron}, a fixpoint);</li>
+ *   <li>a reference flagged {@link HeapSnapshot#WEAK_KEY_VALUE} (Lua 5.1 / LuaJIT weak-key tables, no
+ *       ephemerons) is strong while its entry survives; an entry whose key (the target of the reference
+ *       just before it) is unreachable after a search is dropped, per Lua 5.1 lgc.c {@code cleartable}, and
+ *       the search is repeated until no entry is dropped (each round only removes references, so this
+ *       ends; usually after two rounds);</li>
  *   <li>every other reference is strong.</li>
  * </ul>
  * Readers translate each VM's rules (which tables are weak, whether weak-key tables are ephemerons) into
@@ -46,6 +51,38 @@ public final class Reachability {
      * @return the object ids in discovery (BFS) order: exactly the reachable objects
      */
     public static int[] compute(HeapSnapshot snapshot, int[] distance, int[] retainedBy, int[] rootOf) {
+        byte[] flags = snapshot.referenceFlagsColumn();
+        int[] targets = snapshot.referenceTargetColumn();
+        boolean keyed = false;
+        for (byte f : flags) {
+            if ((f & HeapSnapshot.WEAK_KEY_VALUE) != 0) {
+                keyed = true;
+                break;
+            }
+        }
+        if (!keyed) {
+            return search(snapshot, distance, retainedBy, rootOf, null);
+        }
+        int[] first = snapshot.firstReferenceColumn();
+        boolean[] dropped = new boolean[flags.length];
+        while (true) {
+            int[] order = search(snapshot, distance, retainedBy, rootOf, dropped);
+            boolean changed = false;
+            for (int o = 0; o < snapshot.objectCount(); o++) {
+                for (int e = first[o] + 1; e < first[o + 1]; e++) {
+                    if ((flags[e] & HeapSnapshot.WEAK_KEY_VALUE) != 0 && !dropped[e] && distance[targets[e - 1]] < 0) {
+                        dropped[e] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if (!changed) {
+                return order;
+            }
+        }
+    }
+
+    private static int[] search(HeapSnapshot snapshot, int[] distance, int[] retainedBy, int[] rootOf, boolean[] dropped) {
         int n = snapshot.objectCount();
         Arrays.fill(distance, -1);
         Arrays.fill(retainedBy, -1);
@@ -97,7 +134,7 @@ public final class Reachability {
                         parkedHead[key] = parkedCount++;
                         continue;
                     }
-                } else if ((f & HeapSnapshot.WEAK) != 0) {
+                } else if ((f & HeapSnapshot.WEAK) != 0 || dropped != null && dropped[e]) {
                     continue;
                 }
                 int v = targets[e];

@@ -29,7 +29,8 @@ import dev.heapload.model.HeapSnapshot;
  * table is not followed (heapgraph.py follows it), while string values of weak-valued tables are followed
  * (strings are never weak; heapgraph.py skips them). References of experimental {@code class}/{@code
  * object} records are followed like the GC marks them (heapgraph.py ignores them). Everywhere else the
- * numbers equal heapgraph.py's. No recursion: deep chains are fine.
+ * numbers equal heapgraph.py's. Lua dumps: the value of an ephemeron (Lua 5.2+) or Lua 5.1/LuaJIT weak-key
+ * entry is followed only when its key is alive per {@link Reachability}. No recursion: deep chains are fine.
  */
 public final class ReachabilityTree {
 
@@ -121,6 +122,15 @@ public final class ReachabilityTree {
         Node root = new Node("", bySplit);
         int n = snapshot.objectCount();
         boolean[] visited = new boolean[n];
+        // entries of ephemeron / Lua 5.1 weak-key tables count only while their key is alive, which takes
+        // the whole graph to decide (Reachability's fixpoint); Luau dumps have neither flag
+        int[] keyDistance = null;
+        for (int e = 0; e < snapshot.referenceCount() && keyDistance == null; e++) {
+            if ((snapshot.referenceFlags(e) & (HeapSnapshot.EPHEMERON_VALUE | HeapSnapshot.WEAK_KEY_VALUE)) != 0) {
+                keyDistance = new int[n];
+                Reachability.compute(snapshot, keyDistance, new int[n], new int[n]);
+            }
+        }
         // FIFO of (object, node)
         int[] queueObject = new int[16];
         Node[] queueNode = new Node[16];
@@ -183,6 +193,11 @@ public final class ReachabilityTree {
             for (int e = snapshot.firstReference(o), end = snapshot.firstReference(o + 1); e < end; e++) {
                 if (snapshot.isWeak(e)) {
                     continue;
+                }
+                if (keyDistance != null && e > snapshot.firstReference(o)
+                    && (snapshot.referenceFlags(e) & (HeapSnapshot.EPHEMERON_VALUE | HeapSnapshot.WEAK_KEY_VALUE)) != 0
+                    && keyDistance[snapshot.referenceTarget(e - 1)] < 0) {
+                    continue; // an entry whose key is dead: the collector clears it
                 }
                 int kind = snapshot.referenceKindId(e);
                 Node target;

@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import dev.heapload.lua.LuaHeapDumpReader;
+import dev.heapload.lua.LuaSnapshotRawReader;
 import dev.heapload.luau.LuauDumpReader;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
@@ -30,6 +32,43 @@ public final class DumpReaders {
      * @throws IOException         on an I/O failure while reading
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress) throws IOException {
+        return read(file, snapshotId, progress, null);
+    }
+
+    /** The formats {@link #read(Path, String, Progress, String)} accepts, as named by {@code --format}. */
+    public static final java.util.List<String> FORMATS = java.util.List.of("luau", "lua", "lua-snapshot");
+
+    /**
+     * Which format a file is, from its first 4 KiB (decompressed when gzip):
+     * <ul>
+     *   <li>{@code lua}: a JSON object with {@code "format":"lua-heap-snapshot"} (heapload's Lua dumper);</li>
+     *   <li>{@code lua-snapshot}: a Lua literal {@code return {…}}, or a JSON object whose first member is
+     *       {@code "0x…"} with a string value (lua-snapshot's raw table);</li>
+     *   <li>{@code luau}: anything else (Luau's {@code luaC_dump}; its reader reports what is wrong).</li>
+     * </ul>
+     *
+     * @throws DumpFormatException when the file is missing or unreadable
+     */
+    public static String detect(Path file) throws IOException {
+        String head = new String(dev.heapload.io.DumpInput.peek(file, 4096), java.nio.charset.StandardCharsets.ISO_8859_1);
+        String trimmed = head.stripLeading();
+        if (java.util.regex.Pattern.compile("\"format\"\\s*:\\s*\"" + LuaHeapDumpReader.FORMAT + "\"").matcher(head).find()) {
+            return "lua";
+        }
+        if (trimmed.startsWith("return")
+            || java.util.regex.Pattern.compile("^\\{\\s*\"0x[0-9a-fA-F]+\"\\s*:\\s*\"").matcher(trimmed).find()) {
+            return "lua-snapshot";
+        }
+        return "luau";
+    }
+
+    /**
+     * Reads a dump into a heap model with the reader of {@code format}, or of the detected format.
+     *
+     * @param format one of {@link #FORMATS}, or {@code null} to {@link #detect} it
+     * @throws DumpFormatException also for an unknown format name
+     */
+    public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format) throws IOException {
         if (!Files.exists(file)) {
             throw new DumpFormatException(file.toString(), -1, "no such file");
         }
@@ -40,7 +79,13 @@ public final class DumpReaders {
             throw new DumpFormatException(file.toString(), -1, "not readable (permission denied)");
         }
         String id = snapshotId != null ? snapshotId : defaultSnapshotId(file);
-        return new LuauDumpReader().read(file, id, progress);
+        String f = format != null ? format : detect(file);
+        return switch (f) {
+            case "luau" -> new LuauDumpReader().read(file, id, progress);
+            case "lua" -> new LuaHeapDumpReader().read(file, id, progress);
+            case "lua-snapshot" -> new LuaSnapshotRawReader().read(file, id, progress);
+            default -> throw new DumpFormatException(file.toString(), -1, "unknown format " + f + " (known: " + FORMATS + ")");
+        };
     }
 
     /** The file name without directory and without {@code .gz} and {@code .json} extensions. */

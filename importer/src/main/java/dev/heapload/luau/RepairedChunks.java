@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.zip.GZIPInputStream;
 
+import dev.heapload.io.DigestingInputStream;
+
 /**
  * Reads a dump file on a second thread (file bytes → SHA-256 and byte count → gunzip when the file
  * starts with the gzip magic bytes {@code 1f 8b} (RFC 1952) → {@link LuauJsonRepair}) and hands the

@@ -43,6 +43,16 @@ public final class HeapSnapshot {
      * of the reference immediately before this one (same source object, flagged {@link #WEAK}).
      */
     public static final byte EPHEMERON_VALUE = 2;
+    /**
+     * Flag bit: the value of an entry of a weak-key table in a VM without ephemerons (Lua 5.1 lgc.c
+     * {@code traversetable} marks such values strongly; {@code cleartable} then removes the entries whose
+     * key was not marked; LuaJIT 2.1 lj_gc.c {@code gc_traverse_tab} / {@code gc_clearweak} alike). The
+     * target is kept alive through this reference as long as the entry survives, and the entry survives
+     * while its key (the target of the reference immediately before this one) is reachable, possibly
+     * through this very value; an entry whose key ends up unreachable is dropped, which can make other
+     * keys unreachable in turn: reachability iterates to a fixpoint.
+     */
+    public static final byte WEAK_KEY_VALUE = 4;
 
     /** Name value meaning "this reference has no name". */
     public static final int NO_NAME = Integer.MIN_VALUE;

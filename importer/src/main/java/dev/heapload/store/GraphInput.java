@@ -458,6 +458,9 @@ final class GraphInput implements Input {
             if ((flags & HeapSnapshot.EPHEMERON_VALUE) != 0) {
                 v.property("ephemeron", Boolean.TRUE);
             }
+            if ((flags & HeapSnapshot.WEAK_KEY_VALUE) != 0) {
+                v.property("weakKey", Boolean.TRUE);
+            }
             return true;
         }
 

@@ -9,7 +9,7 @@ import java.util.Locale;
  * (:Snapshot {id, vm, source, sha256, loadedAt, objectCount, referenceCount, totalBytes, objectBytes})
  * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
  *                        reachable, distance, retainedSize, dominator, rootName})
- * (:Object)-[:REF {kind, name, ephemeron}]-&gt;(:Object)        strong references
+ * (:Object)-[:REF {kind, name, ephemeron, weakKey}]-&gt;(:Object) strong references
  * (:Object)-[:WEAK_REF {kind, name, ephemeron}]-&gt;(:Object)   references flagged WEAK
  * (:Snapshot)-[:ROOT {name}]-&gt;(:Object)                       GC roots
  * (:Snapshot)-[:HAS_CATEGORY]-&gt;(:Category {snapshot, id, name, bytes})
@@ -22,11 +22,12 @@ import java.util.Locale;
  *       {@code size}, {@code retainedSize}, {@code bytes}, {@code totalBytes}, {@code objectBytes},
  *       {@code objectCount}, {@code referenceCount} are integers in bytes or counts; {@code category},
  *       {@code distance}, {@code id} (of a Category) are integers (all numbers are stored as 64-bit, so the
- *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron} booleans;
+ *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron}, {@code weakKey} booleans
+ *       ({@code weakKey}: the value of a Lua 5.1/LuaJIT weak-key table entry, strong while its key is alive);
  *       {@code loadedAt} a DATETIME in UTC.</li>
  *   <li>{@code address} is the address text exactly as the dump spells it, e.g. {@code 0x5574b889d5e0}.</li>
  *   <li>Absent rather than null: {@code label} and {@code name} when the dump has none, {@code category} when
- *       the VM has no memory categories, {@code ephemeron} unless true, {@code source}/{@code sha256} when
+ *       the VM has no memory categories, {@code ephemeron} and {@code weakKey} unless true, {@code source}/{@code sha256} when
  *       unknown.</li>
  *   <li>Only when the snapshot was analysed: {@code reachable}, {@code distance} (-1 when unreachable),
  *       {@code retainedSize} on every Object; {@code RETAINED_BY} from each object whose retention path ends

@@ -1,4 +1,4 @@
-package dev.heapload.luau;
+package dev.heapload.io;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -11,12 +11,13 @@ import java.util.HexFormat;
  * Passes bytes through while counting them and feeding them to a SHA-256 digest, so the checksum of a
  * file is computed in the same pass that reads it.
  */
-final class DigestingInputStream extends FilterInputStream {
+public final class DigestingInputStream extends FilterInputStream {
 
     private final MessageDigest sha256;
     private volatile long count;
 
-    DigestingInputStream(InputStream in) {
+    /** @param in the file's bytes as stored */
+    public DigestingInputStream(InputStream in) {
         super(in);
         try {
             sha256 = MessageDigest.getInstance("SHA-256");
@@ -65,12 +66,12 @@ final class DigestingInputStream extends FilterInputStream {
     }
 
     /** Bytes read so far. */
-    long count() {
+    public long count() {
         return count;
     }
 
     /** Reads the rest of the stream (so the checksum covers the whole file) and returns the hex SHA-256. */
-    String finish() throws IOException {
+    public String finish() throws IOException {
         byte[] scratch = new byte[1 << 16];
         while (read(scratch, 0, scratch.length) >= 0) {
             // digest only

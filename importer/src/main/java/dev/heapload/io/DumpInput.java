@@ -1,0 +1,115 @@
+package dev.heapload.io;
+
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+import dev.heapload.model.DumpFormatException;
+
+/**
+ * A dump file opened for one streaming read on the calling thread: its bytes as stored are counted and
+ * digested (SHA-256) while they pass; when the file starts with the gzip magic bytes {@code 1f 8b}
+ * (RFC 1952) the content is decompressed, whatever the file's name. For readers that need no repair
+ * thread (the Luau reader has its own, {@code RepairedChunks}).
+ */
+public final class DumpInput implements Closeable {
+
+    private final String name;
+    private final DigestingInputStream stored;
+    private final InputStream content;
+    private final long size;
+    private final boolean gzip;
+
+    private DumpInput(String name, DigestingInputStream stored, InputStream content, long size, boolean gzip) {
+        this.name = name;
+        this.stored = stored;
+        this.content = content;
+        this.size = size;
+        this.gzip = gzip;
+    }
+
+    /**
+     * Opens {@code file}.
+     *
+     * @throws DumpFormatException when the file is missing, a directory or unreadable (one line naming it)
+     */
+    public static DumpInput open(Path file) throws IOException {
+        String name = file.toString();
+        if (Files.isDirectory(file)) {
+            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
+        }
+        InputStream in;
+        long size;
+        try {
+            in = Files.newInputStream(file);
+            size = Files.size(file);
+        } catch (NoSuchFileException e) {
+            throw new DumpFormatException(name, -1, "no such file");
+        } catch (AccessDeniedException e) {
+            throw new DumpFormatException(name, -1, "permission denied");
+        }
+        DigestingInputStream stored = new DigestingInputStream(in);
+        PushbackInputStream head = new PushbackInputStream(new BufferedInputStream(stored, 1 << 16), 2);
+        byte[] magic = new byte[2];
+        int n = head.readNBytes(magic, 0, 2);
+        head.unread(magic, 0, n);
+        boolean gzip = n == 2 && magic[0] == (byte) 0x1f && magic[1] == (byte) 0x8b;
+        InputStream content = gzip ? new BufferedInputStream(new GZIPInputStream(head, 1 << 16), 1 << 16) : head;
+        return new DumpInput(name, stored, content, size, gzip);
+    }
+
+    /**
+     * The first bytes of a file's content (decompressed when gzip), at most {@code max}; for format detection.
+     *
+     * @throws DumpFormatException when the file is missing, a directory or unreadable
+     */
+    public static byte[] peek(Path file, int max) throws IOException {
+        try (DumpInput in = open(file)) {
+            return in.content().readNBytes(max);
+        } catch (java.util.zip.ZipException e) {
+            return new byte[0];
+        }
+    }
+
+    /** The file name as given. */
+    public String name() {
+        return name;
+    }
+
+    /** The content: the file's bytes, decompressed when it is gzip. */
+    public InputStream content() {
+        return content;
+    }
+
+    /** Size of the file as stored, in bytes. */
+    public long size() {
+        return size;
+    }
+
+    /** Whether the file is gzip-compressed. */
+    public boolean gzip() {
+        return gzip;
+    }
+
+    /** Bytes of the file as stored read so far (for progress). */
+    public long storedBytesRead() {
+        return stored.count();
+    }
+
+    /** Reads what is left of the file and returns the hex SHA-256 of all its bytes as stored. */
+    public String sha256() throws IOException {
+        return stored.finish();
+    }
+
+    @Override
+    public void close() throws IOException {
+        content.close();
+    }
+}

@@ -1,0 +1,466 @@
+package dev.heapload.lua;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+
+import dev.heapload.io.DumpInput;
+import dev.heapload.model.DumpFormatException;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.HeapSnapshotBuilder;
+import dev.heapload.model.Progress;
+import dev.heapload.model.SnapshotInfo;
+
+/**
+ * Reads the raw table of lua-snapshot (cloudwu/lua-snapshot and its fork lvzixun/lua-snapshot, the table
+ * {@code snapshot()} returns: light userdata address → record text) saved as JSON (an object
+ * {@code {"0x…": "record", …}}) or as a Lua table literal ({@code return { ["0x…"] = "record", … }} with
+ * {@code %q} strings), into a {@link HeapSnapshot}. Facts per shared/docs/formats/lua-state-snapshots.md §1.
+ *
+ * <h2>Record text</h2>
+ * A header line, then one line {@code PARENT : edge} per referrer, {@code PARENT} being {@code 0x…} or
+ * {@code (nil)} (the walk's start, the registry). Headers: cloudwu {@code table}, {@code userdata},
+ * {@code cfunction}, {@code func: SRC:LINE}, {@code <frames>thread: }; lvzixun the same kinds followed by
+ * {@code  {SIZE}} (bytes): {@code table {56}}, {@code SRC:LINE {40}}, {@code thread <frames> {1048}},
+ * {@code string {27}}. Types: {@code table}, {@code userdata}, {@code cfunction}, {@code function} (a Lua
+ * closure, label {@code SRC:LINE}), {@code thread} (label: its frames), {@code string} (lvzixun built with
+ * {@code -DDUMP_STRING}; no contents); any other header is kept as type {@code unknown} and counted in a
+ * warning.
+ *
+ * <h2>References</h2>
+ * Each line becomes a reference from the parent to the record's object, named by the edge text, kind:
+ * {@code [metatable]} → metatable, {@code [key]} → key, {@code [uservalue]}/{@code [uservalue:n]} →
+ * uservalue, {@code [environment]} → env, {@code [upvalue]} → upvalue, {@code name : SRC:LINE} (cloudwu) or
+ * {@code name{#SRC:LINE}} (lvzixun) → local; other → value. {@code (nil) : [registry]} makes the object
+ * the root {@code registry}. The tools follow weak-key values as strong and skip weak keys and weak
+ * values, so every reference is strong.
+ *
+ * <h2>What is missing, and damage tolerated</h2>
+ * No string contents, no scalar values, one edge name per (child, parent) pair, no sizes in cloudwu's
+ * records (size 0), only shallow sizes in lvzixun's; these are listed in the snapshot's warnings. Edge
+ * names are not escaped by the tools: a line that is not {@code PARENT : edge} continues the previous edge
+ * name (a key with a newline), and a key containing {@code "\n0x… : x"} forges a parent line whose address
+ * usually has no record: such references are dropped and counted in a warning.
+ */
+public final class LuaSnapshotRawReader {
+
+    private static final JsonFactory JSON = JsonFactory.builder()
+        .disable(com.fasterxml.jackson.core.StreamReadFeature.AUTO_CLOSE_SOURCE) // the SHA-256 reads the rest
+        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+        .build();
+
+    private static final Pattern ADDRESS = Pattern.compile("(0x)?[0-9a-fA-F]+");
+    private static final Pattern PARENT = Pattern.compile("^(0x[0-9a-fA-F]+|\\(nil\\)) : (.*)$", Pattern.DOTALL);
+    private static final Pattern SIZE = Pattern.compile("^(.*) \\{(\\d+)\\}$", Pattern.DOTALL);
+    /** A Lua function's header: {@code SRC:LINE} (lvzixun; cloudwu writes {@code func: SRC:LINE}). */
+    private static final Pattern FUNCTION = Pattern.compile("^.*:-?\\d+$", Pattern.DOTALL);
+    private static final Pattern LOCAL = Pattern.compile("^(.*)\\{#.*\\}$|^(.*) : .*$", Pattern.DOTALL);
+
+    /** Creates a reader; instances hold no state between reads. */
+    public LuaSnapshotRawReader() {
+    }
+
+    /** One record: address and text. */
+    private record Entry(String address, String text, long offset) {
+    }
+
+    /**
+     * Reads one raw table file.
+     *
+     * @param file       JSON or Lua-literal form, plain or gzip
+     * @param snapshotId id of the snapshot
+     * @param progress   receives the phase {@code read <file name>} in bytes of the file as stored
+     * @return the snapshot (vm {@code lua}: the raw table does not say which version)
+     * @throws DumpFormatException when the file is neither form (one line: file, byte, reason)
+     */
+    public HeapSnapshot read(Path file, String snapshotId, Progress progress) throws IOException {
+        List<Entry> entries;
+        String sha;
+        String name;
+        try (DumpInput in = DumpInput.open(file)) {
+            name = in.name();
+            Path fileName = file.getFileName();
+            progress.start("read " + (fileName == null ? name : fileName.toString()), in.size(), "B");
+            try {
+                byte[] head = new byte[64];
+                InputStream content = new java.io.PushbackInputStream(in.content(), 64);
+                int n = content.readNBytes(head, 0, head.length);
+                ((java.io.PushbackInputStream) content).unread(head, 0, n);
+                int i = 0;
+                while (i < n && Character.isWhitespace(head[i])) {
+                    i++;
+                }
+                if (i < n && head[i] == '{') {
+                    entries = readJson(name, content);
+                } else if (new String(head, i, n - i, StandardCharsets.ISO_8859_1).startsWith("return")) {
+                    entries = new LuaLiteral(name, content.readAllBytes()).entries();
+                } else {
+                    throw new DumpFormatException(name, i, "not a lua-snapshot raw table: neither a JSON object nor `return { … }`");
+                }
+                sha = in.sha256();
+                progress.step(in.size());
+            } finally {
+                progress.end();
+            }
+        }
+        return build(name, snapshotId, sha, entries);
+    }
+
+    private static List<Entry> readJson(String name, InputStream content) throws IOException {
+        List<Entry> out = new ArrayList<>();
+        try (JsonParser p = JSON.createParser(content)) {
+            try {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    throw new DumpFormatException(name, 0, "not a lua-snapshot raw table");
+                }
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String address = p.currentName();
+                    long at = p.currentTokenLocation().getByteOffset();
+                    if (!ADDRESS.matcher(address).matches()) {
+                        throw new DumpFormatException(name, at, "not a lua-snapshot raw table: member \"" + shortText(address)
+                            + "\" is not an address");
+                    }
+                    if (p.nextToken() != JsonToken.VALUE_STRING) {
+                        throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
+                            "the record of " + address + " is not a string");
+                    }
+                    out.add(new Entry(address, p.getText(), at));
+                }
+                if (p.currentToken() != JsonToken.END_OBJECT) {
+                    throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(), "unexpected " + p.currentToken());
+                }
+            } catch (JsonEOFException e) {
+                throw new DumpFormatException(name, p.currentLocation().getByteOffset(), "unexpected end of input (truncated file?)");
+            } catch (StreamReadException e) {
+                String msg = e.getOriginalMessage();
+                int nl = msg == null ? -1 : msg.indexOf('\n');
+                throw new DumpFormatException(name, e.getLocation() == null ? -1 : e.getLocation().getByteOffset(),
+                    "not valid JSON: " + (nl >= 0 ? msg.substring(0, nl) : msg));
+            }
+        }
+        return out;
+    }
+
+    private static String shortText(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "…" : s;
+    }
+
+    /** Parser of {@code return { ["key"] = "value", … }} with Lua string escapes (as {@code %q} writes them). */
+    private static final class LuaLiteral {
+        private final String name;
+        private final byte[] s;
+        private int i;
+
+        LuaLiteral(String name, byte[] s) {
+            this.name = name;
+            this.s = s;
+        }
+
+        private DumpFormatException error(String reason) {
+            return new DumpFormatException(name, i, reason);
+        }
+
+        private void space() {
+            while (i < s.length) {
+                byte c = s[i];
+                if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                    i++;
+                } else if (c == '-' && i + 1 < s.length && s[i + 1] == '-') {
+                    while (i < s.length && s[i] != '\n') {
+                        i++;
+                    }
+                } else {
+                    return;
+                }
+            }
+        }
+
+        private void expect(char c) throws DumpFormatException {
+            space();
+            if (i >= s.length) {
+                throw error("unexpected end of input (truncated file?)");
+            }
+            if (s[i] != c) {
+                throw error("expected '" + c + "'");
+            }
+            i++;
+        }
+
+        List<Entry> entries() throws DumpFormatException {
+            space();
+            if (!new String(s, i, Math.min(6, s.length - i), StandardCharsets.ISO_8859_1).equals("return")) {
+                throw error("not a Lua table literal: no `return`");
+            }
+            i += 6;
+            expect('{');
+            List<Entry> out = new ArrayList<>();
+            while (true) {
+                space();
+                if (i >= s.length) {
+                    throw error("unexpected end of input (truncated file?)");
+                }
+                if (s[i] == '}') {
+                    i++;
+                    break;
+                }
+                long at = i;
+                expect('[');
+                space();
+                String key = string();
+                if (!ADDRESS.matcher(key).matches()) {
+                    i = (int) at;
+                    throw error("not a lua-snapshot raw table: key \"" + shortText(key) + "\" is not an address");
+                }
+                expect(']');
+                expect('=');
+                space();
+                String value = string();
+                out.add(new Entry(key, value, at));
+                space();
+                if (i < s.length && (s[i] == ',' || s[i] == ';')) {
+                    i++;
+                }
+            }
+            return out;
+        }
+
+        private String string() throws DumpFormatException {
+            if (i >= s.length) {
+                throw error("unexpected end of input (truncated file?)");
+            }
+            byte q = s[i];
+            if (q != '"' && q != '\'') {
+                throw error("expected a string");
+            }
+            i++;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            while (true) {
+                if (i >= s.length) {
+                    throw error("unexpected end of input inside a string (truncated file?)");
+                }
+                byte c = s[i++];
+                if (c == q) {
+                    break;
+                }
+                if (c != '\\') {
+                    out.write(c);
+                    continue;
+                }
+                if (i >= s.length) {
+                    throw error("unexpected end of input inside a string (truncated file?)");
+                }
+                byte e = s[i++];
+                switch (e) {
+                    case 'n' -> out.write('\n');
+                    case 't' -> out.write('\t');
+                    case 'r' -> out.write('\r');
+                    case 'a' -> out.write(7);
+                    case 'b' -> out.write('\b');
+                    case 'f' -> out.write('\f');
+                    case 'v' -> out.write(11);
+                    case '\n' -> {
+                        out.write('\n');
+                        if (i < s.length && s[i] == '\r') {
+                            i++;
+                        }
+                    }
+                    case '\r' -> {
+                        out.write('\n');
+                        if (i < s.length && s[i] == '\n') {
+                            i++;
+                        }
+                    }
+                    case 'x' -> {
+                        if (i + 2 > s.length) {
+                            throw error("bad \\x escape");
+                        }
+                        out.write(Integer.parseInt(new String(s, i, 2, StandardCharsets.ISO_8859_1), 16));
+                        i += 2;
+                    }
+                    default -> {
+                        if (e >= '0' && e <= '9') {
+                            int v = e - '0';
+                            for (int k = 0; k < 2 && i < s.length && s[i] >= '0' && s[i] <= '9'; k++) {
+                                v = v * 10 + (s[i++] - '0');
+                            }
+                            if (v > 255) {
+                                throw error("bad decimal escape");
+                            }
+                            out.write(v);
+                        } else {
+                            out.write(e); // \\ \" \' and anything else: the character itself
+                        }
+                    }
+                }
+            }
+            return new String(out.toByteArray(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private HeapSnapshot build(String name, String snapshotId, String sha, List<Entry> entries) throws DumpFormatException {
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        int kValue = b.kind("value");
+        int kKey = b.kind("key");
+        int kMeta = b.kind("metatable");
+        int kUser = b.kind("uservalue");
+        int kEnv = b.kind("env");
+        int kUp = b.kind("upvalue");
+        int kLocal = b.kind("local");
+        // parent address -> (child index, edge) in file order
+        Map<String, List<long[]>> children = new HashMap<>();
+        List<String> edgeNames = new ArrayList<>();
+        String[] types = new String[entries.size()];
+        String[] labels = new String[entries.size()];
+        long[] sizes = new long[entries.size()];
+        List<Integer> registry = new ArrayList<>();
+        boolean anySize = false;
+        int unknown = 0;
+        String firstUnknown = null;
+        boolean anyString = false;
+        int continued = 0;
+        for (int e = 0; e < entries.size(); e++) {
+            Entry en = entries.get(e);
+            String[] lines = en.text().split("\n", -1);
+            String header = lines[0];
+            int k = 1;
+            // thread headers of cloudwu end with "thread: "; frames never contain " : "
+            Matcher sm = SIZE.matcher(header);
+            long size = 0;
+            if (sm.matches()) {
+                header = sm.group(1);
+                size = Long.parseLong(sm.group(2));
+                anySize = true;
+            }
+            String type;
+            String label = null;
+            if (header.equals("table") || header.equals("userdata") || header.equals("cfunction") || header.equals("string")) {
+                type = header;
+            } else if (header.startsWith("func: ")) {
+                type = "function";
+                label = header.substring(6);
+            } else if (header.startsWith("thread ") || header.endsWith("thread: ") || header.equals("thread")) {
+                type = "thread";
+                label = header.startsWith("thread ") ? header.substring(7).trim()
+                    : header.substring(0, header.length() - "thread: ".length()).trim();
+            } else if (FUNCTION.matcher(header).matches()) {
+                type = "function";
+                label = header;
+            } else {
+                type = "unknown";
+                label = header;
+                if (unknown++ == 0) {
+                    firstUnknown = "\"" + shortText(header) + "\" (record of " + en.address() + ", byte " + en.offset() + ")";
+                }
+            }
+            anyString |= type.equals("string");
+            types[e] = type;
+            labels[e] = label;
+            sizes[e] = size;
+            List<long[]> last = null;
+            for (; k < lines.length; k++) {
+                String line = lines[k];
+                Matcher m = PARENT.matcher(line);
+                if (m.matches()) {
+                    String parent = m.group(1);
+                    edgeNames.add(m.group(2));
+                    if (parent.equals("(nil)")) {
+                        registry.add(e);
+                        last = null;
+                        continue;
+                    }
+                    last = children.computeIfAbsent(parent.toLowerCase(java.util.Locale.ROOT), x -> new ArrayList<>());
+                    last.add(new long[] {e, edgeNames.size() - 1});
+                } else if (k == lines.length - 1 && line.isEmpty()) {
+                    break;
+                } else if (last != null) {
+                    // a key with a newline: this line continues the previous edge name
+                    long[] prev = last.get(last.size() - 1);
+                    edgeNames.set((int) prev[1], edgeNames.get((int) prev[1]) + "\n" + line);
+                    continued++;
+                } else {
+                    continued++;
+                }
+            }
+        }
+        List<String> warnings = new ArrayList<>();
+        warnings.add("lua-snapshot raw table (" + (anySize ? "lvzixun" : "cloudwu") + "): no string contents, no scalar values, "
+            + "one edge name per (child, parent), weak-key table values recorded as strong by the tool"
+            + (anySize ? ", shallow sizes only" : ", no sizes (all 0)") + (anyString ? "" : ", no string objects"));
+        if (unknown > 0) {
+            warnings.add(unknown + " record(s) with an unknown header kept as type \"unknown\" (first: " + firstUnknown + ")");
+        }
+        if (continued > 0) {
+            warnings.add(continued + " record line(s) that are not `PARENT : edge` were read as the continuation of the "
+                + "previous edge name (keys containing a newline)");
+        }
+        int dropped = 0;
+        Map<String, Boolean> defined = new HashMap<>();
+        for (Entry en : entries) {
+            defined.put(en.address().toLowerCase(java.util.Locale.ROOT), Boolean.TRUE);
+        }
+        for (Map.Entry<String, List<long[]>> c : children.entrySet()) {
+            if (!defined.containsKey(c.getKey())) {
+                dropped += c.getValue().size();
+            }
+        }
+        if (dropped > 0) {
+            warnings.add(dropped + " reference(s) from parent addresses that have no record (forged by keys containing "
+                + "\"\\n0x… : \", or outside the walk) dropped");
+        }
+        for (int e = 0; e < entries.size(); e++) {
+            Entry en = entries.get(e);
+            String address = en.address().toLowerCase(java.util.Locale.ROOT);
+            try {
+                b.defineObject(address, types[e], sizes[e], -1, labels[e]);
+            } catch (IllegalStateException x) {
+                throw new DumpFormatException(name, en.offset(), "address " + en.address() + " has two records");
+            }
+            List<long[]> out = children.get(address);
+            if (out == null) {
+                continue;
+            }
+            for (long[] c : out) {
+                int child = (int) c[0];
+                String edge = edgeNames.get((int) c[1]);
+                int kind = kValue;
+                if (edge.equals("[metatable]")) {
+                    kind = kMeta;
+                } else if (edge.equals("[key]")) {
+                    kind = kKey;
+                } else if (edge.startsWith("[uservalue")) {
+                    kind = kUser;
+                } else if (edge.equals("[environment]")) {
+                    kind = kEnv;
+                } else if (edge.equals("[upvalue]")) {
+                    kind = kUp;
+                } else if (types[e].equals("thread") && LOCAL.matcher(edge).matches()) {
+                    kind = kLocal;
+                }
+                b.addReference(b.objectId(entries.get(child).address().toLowerCase(java.util.Locale.ROOT)), kind, b.name(edge), 0);
+            }
+        }
+        for (int r : registry) {
+            b.addRoot("registry", b.objectId(entries.get(r).address().toLowerCase(java.util.Locale.ROOT)));
+        }
+        if (registry.isEmpty()) {
+            throw new DumpFormatException(name, -1, "not a lua-snapshot raw table: no record has the parent (nil) (the registry)");
+        }
+        SnapshotInfo info = new SnapshotInfo(snapshotId, "lua", name, sha, -1, Map.of(), warnings);
+        return b.build(info);
+    }
+}
