@@ -6,12 +6,14 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 import dev.heapload.luau.LuauDumpReader;
+import dev.heapload.micropython.MicroPythonFiles;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Chooses the reader for a dump file and names snapshots. The one place that lists the formats.
+ * Chooses the reader for a dump file and names snapshots. The one place that lists the formats: a MicroPython
+ * {@code regions.json} (symbols found beside it, see {@code MicroPythonFiles}), else a Luau JSON dump.
  */
 public final class DumpReaders {
 
@@ -40,12 +42,29 @@ public final class DumpReaders {
             throw new DumpFormatException(file.toString(), -1, "not readable (permission denied)");
         }
         String id = snapshotId != null ? snapshotId : defaultSnapshotId(file);
+        if (MicroPythonFiles.isRegionsJson(file)) {
+            progress.start("read " + file.getFileName(), -1, "B");
+            HeapSnapshot snapshot = MicroPythonFiles.read(file, id).snapshot();
+            progress.end();
+            return snapshot;
+        }
+        if (MicroPythonFiles.isPrintedHeapMap(file)) {
+            throw new DumpFormatException(file.toString(), -1, "is a printed MicroPython heap map (no object graph "
+                + "to load); see its figures with: heapload micropython --printed-map " + file);
+        }
         return new LuauDumpReader().read(file, id, progress);
     }
 
-    /** The file name without directory and without {@code .gz} and {@code .json} extensions. */
+    /**
+     * The file name without directory and without {@code .gz} and {@code .json} extensions; for a MicroPython
+     * {@code regions.json}, the name of its directory ({@code dump1}).
+     */
     public static String defaultSnapshotId(Path file) {
         String name = file.getFileName().toString();
+        Path parent = file.toAbsolutePath().getParent();
+        if (name.equals("regions.json") && parent != null && parent.getFileName() != null) {
+            return parent.getFileName().toString();
+        }
         String lower = name.toLowerCase(Locale.ROOT);
         if (lower.endsWith(".gz")) {
             name = name.substring(0, name.length() - 3);

@@ -287,6 +287,12 @@ public final class MicroPythonReader {
     }
 
     private DumpFormatException notCovered(String source, String what, long at, long size) {
+        MemoryImage.Region start = mem.regionOf(at, 1);
+        if (start != null) {
+            return new DumpFormatException(start.file(), start.bytes().length, String.format(Locale.ROOT,
+                "image ends at 0x%x but %s extends to 0x%x per the symbols (%d bytes missing): image too short, or "
+                    + "symbols of another build?", start.end(), what, at + size, at + size - start.end()));
+        }
         StringBuilder covered = new StringBuilder();
         for (MemoryImage.Region r : mem.regions()) {
             if (covered.length() > 0) {
