@@ -215,7 +215,7 @@ final class MicroPythonCommand implements Callable<Integer> {
                 d.weakTableBlocks());
         }
         out.printf(Locale.ROOT, "  not GC edges: %,d interior pointers; not roots (the GC does not scan them): %s%n",
-            d.interiorPointers(), d.staticNonRootRefs().isEmpty() ? "none" : String.join(", ", d.staticNonRootRefs()));
+            d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : String.join(", ", d.staticNonRootRefs()));
         if (d.stackRange() != null) {
             out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
                 d.stackRange()[1] - d.stackRange()[0]);

@@ -23,10 +23,13 @@ import dev.heapload.model.DumpFormatException;
  * {@code -fdata-sections} (all MicroPython ports), input sections {@code .bss.name} / {@code .rodata.name}
  * with address and size, which also name static (local) objects such as the qemu port's
  * {@code gc_heap} or {@code mp_type_ref}. A symbol line takes its size from the input section that
- * starts at the same address. The "Discarded input sections" part and the cross-reference table are
+ * starts at the same address; linker-script assignments ({@code _sdata = .}) give address-only symbols. The
+ * "Discarded input sections" part and the cross-reference table are
  * skipped. LTO suffixes ({@code .lto_priv.0}) are removed.
  *
- * <p>ELF files are not read (yet): give {@code nm -S} output of the ELF instead.
+ * <p>ELF files (recognised by their magic) are read with jelf: the {@code .symtab} symbols that are defined
+ * (section index not {@code SHN_UNDEF}), functions, objects and untyped ones, locals included; word size
+ * from {@code EI_CLASS}, byte order from {@code EI_DATA}. ROM contents are not taken from the ELF.
  */
 public final class FirmwareSymbols {
 
@@ -38,11 +41,17 @@ public final class FirmwareSymbols {
     private final TreeMap<Long, List<Symbol>> byAddress = new TreeMap<>();
     private final int wordSize;
     private final String source;
+    private final Boolean littleEndian;
 
     private FirmwareSymbols(Map<String, Symbol> byName, int wordSize, String source) {
+        this(byName, wordSize, source, null);
+    }
+
+    private FirmwareSymbols(Map<String, Symbol> byName, int wordSize, String source, Boolean littleEndian) {
         this.byName = byName;
         this.wordSize = wordSize;
         this.source = source;
+        this.littleEndian = littleEndian;
         for (Symbol s : byName.values()) {
             byAddress.computeIfAbsent(s.address(), k -> new ArrayList<>()).add(s);
         }
@@ -56,6 +65,11 @@ public final class FirmwareSymbols {
     /** Word size implied by the address width: 4 or 8 bytes. */
     public int wordSize() {
         return wordSize;
+    }
+
+    /** Byte order from an ELF header ({@code EI_DATA}), or {@code null} when the input does not tell. */
+    public Boolean littleEndian() {
+        return littleEndian;
     }
 
     /** Number of symbols. */
@@ -111,8 +125,7 @@ public final class FirmwareSymbols {
         byte[] bytes = MemoryImage.readImage(file);
         String name = file.toString();
         if (bytes.length >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F') {
-            throw new DumpFormatException(name, 0, "is an ELF file; heapload reads symbols from `nm -S -n "
-                + "--defined-only` output or the linker map, not from ELF yet (run nm on it and pass that text)");
+            return parseElf(bytes, name);
         }
         String text = new String(bytes, StandardCharsets.ISO_8859_1);
         FirmwareSymbols symbols = text.contains("Linker script and memory map") ? parseMap(text, name) : parseNm(text, name);
@@ -120,6 +133,35 @@ public final class FirmwareSymbols {
             throw new DumpFormatException(name, 0, "has no symbols (expected `nm -S` output or a GNU ld map)");
         }
         return symbols;
+    }
+
+    static FirmwareSymbols parseElf(byte[] bytes, String source) throws DumpFormatException {
+        Map<String, Symbol> byName = new HashMap<>();
+        net.fornwall.jelf.ElfFile elf;
+        try {
+            elf = net.fornwall.jelf.ElfFile.from(bytes);
+            net.fornwall.jelf.ElfSymbolTableSection symtab = elf.getSymbolTableSection();
+            if (symtab == null) {
+                throw new DumpFormatException(source, 0, "is an ELF file without a symbol table (stripped?): give the "
+                    + "unstripped firmware, `nm -S` output of it, or the linker map");
+            }
+            for (net.fornwall.jelf.ElfSymbol sym : symtab.symbols) {
+                int type = sym.getType();
+                if (sym.st_shndx == 0 || type == net.fornwall.jelf.ElfSymbol.STT_SECTION
+                    || type == net.fornwall.jelf.ElfSymbol.STT_FILE) {
+                    continue;
+                }
+                String name = sym.getName();
+                if (name == null || name.isEmpty()) {
+                    continue;
+                }
+                put(byName, new Symbol(stripLto(name), sym.st_value, sym.st_size));
+            }
+        } catch (net.fornwall.jelf.ElfException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new DumpFormatException(source, -1, "broken ELF file: " + e.getMessage());
+        }
+        return new FirmwareSymbols(byName, elf.ei_class == net.fornwall.jelf.ElfFile.CLASS_64 ? 8 : 4, source,
+            elf.ei_data == net.fornwall.jelf.ElfFile.DATA_LSB);
     }
 
     private static final Pattern NM = Pattern.compile("^([0-9a-fA-F]{8}|[0-9a-fA-F]{16})(?: ([0-9a-fA-F]+))? ([A-Za-z]) (\\S+)$");
@@ -153,6 +195,7 @@ public final class FirmwareSymbols {
     private static final Pattern SECTION_LINE = Pattern.compile("^ (\\.[^\\s*(]+)\\s+0x([0-9a-fA-F]+)\\s+0x([0-9a-fA-F]+)\\s+\\S.*$");
     private static final Pattern ADDRESS_SIZE = Pattern.compile("^\\s+0x([0-9a-fA-F]+)\\s+0x([0-9a-fA-F]+)\\s+\\S.*$");
     private static final Pattern SYMBOL_LINE = Pattern.compile("^\\s+0x([0-9a-fA-F]+)\\s+([A-Za-z_$][A-Za-z0-9_.$]*)\\s*$");
+    private static final Pattern ASSIGNMENT = Pattern.compile("^\\s+0x([0-9a-fA-F]+)\\s+(?:PROVIDE \\()?([A-Za-z_][A-Za-z0-9_]*) = .*$");
     private static final String[] SECTION_PREFIXES = {".data.rel.ro.local.", ".data.rel.ro.", ".data.rel.local.",
         ".rodata.", ".bss.", ".sbss.", ".data.", ".sdata.", ".text."};
 
@@ -193,6 +236,10 @@ public final class FirmwareSymbols {
                 width = Math.max(width, m.group(1).length());
                 long size = address == sectionAddress ? sectionSize : -1;
                 put(byName, new Symbol(stripLto(m.group(2)), address, size));
+            } else if ((m = ASSIGNMENT.matcher(l)).matches()) {
+                // linker script symbols such as _sdata = . and _estack = ORIGIN (RAM) + LENGTH (RAM)
+                put(byName, new Symbol(m.group(2), Long.parseUnsignedLong(m.group(1), 16), -1));
+                pendingSection = null;
             } else {
                 pendingSection = null;
             }

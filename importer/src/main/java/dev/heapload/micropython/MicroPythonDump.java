@@ -14,7 +14,7 @@ import dev.heapload.model.HeapSnapshot;
  * @param allocations        the allocations in area and block order
  * @param qstrs              the qstr pools found in RAM
  * @param interiorPointers   words inside allocations that point into a pool but not at a head block (not GC
- *                           edges: interior pointers, pointers to tails or free blocks)
+ *                           edges: pointers into an allocation's middle, to its tail blocks, or to free blocks)
  * @param staticNonRootRefs  words of {@code mp_state_ctx} outside the root range that point at head blocks
  *                           (the GC does not scan them), by name
  * @param weakTableBlocks    blocks whose weak-reference table bit is set (0 without a WTB)
@@ -23,9 +23,20 @@ import dev.heapload.model.HeapSnapshot;
  * @param stackRange         {@code [start, end)} of the words scanned as the C stack, or {@code null}
  */
 public record MicroPythonDump(HeapSnapshot snapshot, List<GcHeapArea> areas, HeapMap heapMap,
-                              List<Allocation> allocations, QstrPools qstrs, int interiorPointers,
+                              List<Allocation> allocations, QstrPools qstrs, List<InteriorPointer> interiorPointers,
                               List<String> staticNonRootRefs, int weakTableBlocks, int finaliserBlocks,
                               int orphanTails, long[] stackRange) {
+
+    /**
+     * A word that points into a pool but not at a head block: kept apart from the references, as the GC ignores it.
+     *
+     * @param from   head address of the allocation holding the word
+     * @param offset byte offset of the word in that allocation
+     * @param value  the word
+     * @param into   head address of the allocation the value points into, or {@code -1} for a free block
+     */
+    public record InteriorPointer(long from, long offset, long value, long into) {
+    }
 
     /**
      * One allocation (HEAD block and its TAILs).

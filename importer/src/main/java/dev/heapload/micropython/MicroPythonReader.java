@@ -120,7 +120,9 @@ public final class MicroPythonReader {
                 + "-bit addresses but the memory images are described as " + image.wordSize() * 8
                 + "-bit (word_size " + image.wordSize() + "): symbols from another build?");
         }
-        mem = image.with(ws, options.littleEndian() != null ? options.littleEndian() : image.littleEndian());
+        boolean little = options.littleEndian() != null ? options.littleEndian()
+            : symbols.littleEndian() != null ? symbols.littleEndian() : image.littleEndian();
+        mem = image.with(ws, little);
         w = ws;
         bpb = options.bytesPerBlock() > 0 ? options.bytesPerBlock() : 4 * w;
 
@@ -204,7 +206,7 @@ public final class MicroPythonReader {
         int kValue = b.kind("value");
         int kItem = b.kind("item");
         int kWeak = b.kind("weak");
-        int interior = 0;
+        List<MicroPythonDump.InteriorPointer> interior = new ArrayList<>();
         for (int a = 0; a < count; a++) {
             b.defineObject(hex(address[a]), type[a], (long) blocks[a] * bpb, -1, label[a]);
             long base = address[a];
@@ -227,7 +229,9 @@ public final class MicroPythonReader {
                         b.addReference(ids[target], role[a] == ROLE_LIST_ITEMS ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
                     }
                 } else if ((v & 1) == 0 && inAnyPool(v)) {
-                    interior++;
+                    int into = containingAllocation(v);
+                    interior.add(new MicroPythonDump.InteriorPointer(base, (long) i * w, v,
+                        into >= 0 && blockIndex(v) < blockOf[into] + blocks[into] ? address[into] : -1));
                 } else if (weakBuild && (v & 1) == 1 && (target = headAllocation(v - 1)) >= 0) {
                     String name = role[a] == ROLE_MAP_TABLE && (i & 1) == 1 ? keyName : null;
                     b.addReference(ids[target], kWeak, name == null ? HeapSnapshot.NO_NAME : b.name(name), HeapSnapshot.WEAK);
@@ -602,6 +606,16 @@ public final class MicroPythonReader {
         // object looked like an object in the first pass
         type[target] = rawType;
         role[target] = rawRole;
+    }
+
+    /** Block index of {@code v} in its area (v in a pool). */
+    private int blockIndex(long v) {
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                return (int) ((v - a.poolStart()) / bpb);
+            }
+        }
+        return -1;
     }
 
     private int containingAllocation(long v) {

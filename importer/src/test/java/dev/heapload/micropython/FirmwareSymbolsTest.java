@@ -24,10 +24,28 @@ class FirmwareSymbolsTest {
             "mp_type_fun_bc", "mp_qstr_const_pool"}) {
             assertEquals(nm.get(s), ld.get(s), s);
         }
+        if (name.startsWith("qemu")) {
+            // linker-script symbols, e.g. the start of a seed-style RAM dump
+            assertEquals(nm.address("_sdata"), ld.address("_sdata"));
+            assertEquals(0x400000, ld.address("_estack"));
+        }
         MicroPythonDump viaMap = MicroPythonReader.read(MemoryImage.fromRegionsJson(d.resolve("dump1/regions.json")),
             ld, MicroPythonReader.Options.DEFAULT, "dump1", "dump1");
         MicroPythonDump viaNm = MicroPythonCases.dump(name, 1);
         assertEquals(viaNm.heapMap().text(), viaMap.heapMap().text());
         assertEquals(MicroPythonGraphTest.types(viaNm.snapshot()), MicroPythonGraphTest.types(viaMap.snapshot()));
+    }
+
+    @org.junit.jupiter.api.Test
+    void elfSymbolTableWithLocalsSizesAndWordSize() throws IOException {
+        // testdata/micropython/fake_firmware.elf: gcc -O1 -fno-pie -no-pie -nostdlib -static of fake_firmware.c
+        Path elf = Path.of(System.getProperty("heapload.testdata", "../testdata"), "micropython", "fake_firmware.elf");
+        FirmwareSymbols s = FirmwareSymbols.read(elf);
+        assertEquals(8, s.wordSize());
+        assertEquals(Boolean.TRUE, s.littleEndian());
+        assertEquals(new FirmwareSymbols.Symbol("mp_state_ctx", 0x403000, 684), s.get("mp_state_ctx"));
+        assertEquals(new FirmwareSymbols.Symbol("gc_heap", 0x4032c0, 4096), s.get("gc_heap"));
+        assertEquals(new FirmwareSymbols.Symbol("mp_type_type", 0x402040, 16), s.get("mp_type_type"));
+        assertEquals("mp_type_dict", s.typeSymbolAt(0x402030));
     }
 }

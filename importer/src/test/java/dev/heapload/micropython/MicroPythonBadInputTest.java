@@ -92,8 +92,8 @@ class MicroPythonBadInputTest {
     void notSymbols() throws IOException {
         Path f = tmp.resolve("firmware.elf");
         Files.write(f, new byte[] {0x7f, 'E', 'L', 'F', 1, 1, 1, 0});
-        assertEquals(f + ": byte 0: is an ELF file; heapload reads symbols from `nm -S -n --defined-only` output or the "
-            + "linker map, not from ELF yet (run nm on it and pass that text)", message(() -> FirmwareSymbols.read(f)));
+        String m = message(() -> FirmwareSymbols.read(f));
+        org.junit.jupiter.api.Assertions.assertTrue(m.startsWith(f + ": broken ELF file: "), m);
         Path t = tmp.resolve("notes.txt");
         Files.writeString(t, "hello\n");
         assertEquals(t + ": byte 0: has no symbols (expected `nm -S` output or a GNU ld map)",
