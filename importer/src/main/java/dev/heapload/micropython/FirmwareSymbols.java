@@ -95,6 +95,12 @@ public final class FirmwareSymbols {
         return byAddress.getOrDefault(address, List.of());
     }
 
+    /** The lowest symbol address above {@code address}, or {@code -1}. */
+    public long nextAddressAfter(long address) {
+        Long next = byAddress.higherKey(address);
+        return next == null ? -1 : next;
+    }
+
     /**
      * The name of a type object at {@code address}: the {@code mp_type_*} symbol there if any, else any
      * symbol there, else {@code null}.

@@ -131,7 +131,7 @@ public final class MicroPythonReader {
             throw new DumpFormatException(symbols.source(), -1,
                 "has no symbol mp_state_ctx: not the symbols of a MicroPython build (or stripped)");
         }
-        long ctxSize = ctx.size() > 0 ? ctx.size() : 4096;
+        long ctxSize = ctx.size() > 0 ? ctx.size() : sizeFromNextSymbol(ctx);
         if (!mem.isMapped(ctx.address(), (int) ctxSize)) {
             throw notCovered(source, "mp_state_ctx", ctx.address(), ctxSize);
         }
@@ -282,6 +282,13 @@ public final class MicroPythonReader {
         }
         return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
             sideBits[0], orphanTails, stack);
+    }
+
+    /** A symbol without a size (map without -fdata-sections): up to the next symbol, at most 64 KiB. */
+    private long sizeFromNextSymbol(FirmwareSymbols.Symbol ctx) {
+        long next = symbols.nextAddressAfter(ctx.address());
+        long size = next > ctx.address() ? next - ctx.address() : 4096;
+        return Math.min(size, 1 << 16) / w * w;
     }
 
     private boolean isSplitCandidate(long[] ctxWords, GcHeapLocator.Match match) {
@@ -507,8 +514,9 @@ public final class MicroPythonReader {
         for (int a = 0; a < count; a++) {
             if ("\0instance".equals(type[a])) {
                 String name = className(mem.word(address[a]), qstrs);
-                // the heap model holds at most 256 type names: past 200 distinct classes, instances are "object"
-                if (!userTypes.containsKey(name) && userTypes.size() >= 200) {
+                // the heap model holds at most 256 type names (builtin ones, about 20 for raw blocks, classes):
+                // past 120 distinct classes, instances of further classes are "object"
+                if (!userTypes.containsKey(name) && userTypes.size() >= 120) {
                     name = "object";
                 }
                 userTypes.putIfAbsent(name, userTypes.size());
