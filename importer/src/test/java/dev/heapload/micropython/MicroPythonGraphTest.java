@@ -98,7 +98,7 @@ class MicroPythonGraphTest {
                 weak++;
             }
         }
-        // 11 weakref.ref objects, and the 11 keys and 11 values of vm.mp_weakref_map
+        // the 11 weakref.ref objects' targets, and the 11 keys (targets) and 11 values (the refs) of vm.mp_weakref_map
         assertEquals(33, weak);
     }
 
@@ -113,5 +113,36 @@ class MicroPythonGraphTest {
         assertEquals(0x27c10, a.poolStart());
         assertEquals(0xa5c50, a.poolEnd());
         assertEquals(false, d.heapMap().eightDigitOffsets());
+    }
+
+    @Test
+    void weakDeadNodeIsUnreachableButWeaklyReferenced() {
+        // heapdemo_weakref.py: 10 Nodes kept in weak_targets, and Node(-1) only behind weakref.ref (weak_dead),
+        // kept in the heap by a stale conservative stack word during gc.collect() but unreachable in the dump
+        HeapSnapshot s = MicroPythonLeakTest.analysed("unix-x64-splitheap-weakref", 1);
+        dev.heapload.analysis.HeapAnalysis a = s.analysis();
+        int[] weakIn = new int[s.objectCount()];
+        for (int o = 0; o < s.objectCount(); o++) {
+            for (int r = s.firstReference(o); r < s.firstReference(o + 1); r++) {
+                if (s.isWeak(r)) {
+                    weakIn[s.referenceTarget(r)]++;
+                }
+            }
+        }
+        int reachable = 0;
+        List<Integer> deadWeakIn = new ArrayList<>();
+        for (int o = 0; o < s.objectCount(); o++) {
+            if (s.type(o).equals("Node")) {
+                if (a.reachable()[o]) {
+                    reachable++;
+                } else {
+                    deadWeakIn.add(weakIn[o]);
+                }
+            }
+        }
+        assertEquals(10, reachable);
+        // one dead Node, weakly referenced by its weakref.ref (obj_weak_ref) and by its key in vm.mp_weakref_map
+        // (the entry's value is the weakref.ref itself, also stored as ptr|1)
+        assertEquals(List.of(2), deadWeakIn);
     }
 }
