@@ -93,4 +93,25 @@ class PrintedHeapMapTest {
         assertEquals("m.txt: byte 0: heap map line '00001800: ...' of the area from 1000 does not continue the lines "
             + "before it (expected offset 1000; missing or partial lines?)", e.getMessage());
     }
+
+    @Test
+    void fiveDigitOffsetsWrapAboveOneMebibyte() throws IOException {
+        // a pre-v1.20 map of a 2 MiB pool: %05x of (offset & 0xfffff) restarts at 00000 after 1 MiB
+        byte[] letters = new byte[65536];
+        java.util.Arrays.fill(letters, (byte) '.');
+        for (int b = 0; b < letters.length; b += 97) {
+            letters[b] = (byte) "hTLDSAFBM".charAt(b % 9);
+            if (b + 1 < letters.length) {
+                letters[b + 1] = '=';
+            }
+        }
+        HeapMap map = new HeapMap(List.of(new HeapMap.Area(0x20000000L, letters)), 32, false);
+        String text = "GC: total: 2097152, used: 1, free: 1\n" + map.text();
+        org.junit.jupiter.api.Assertions.assertTrue(text.contains("\nff800: "));
+        org.junit.jupiter.api.Assertions.assertTrue(text.contains("\n00000: ") && text.indexOf("\n00000: ") != text.lastIndexOf("\n00000: "));
+        PrintedHeapMap back = PrintedHeapMap.parse(text, "t").get(0);
+        assertEquals(new String(letters, java.nio.charset.StandardCharsets.ISO_8859_1),
+            new String(back.heapMap().areas().get(0).letters(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals(map.figures(), back.heapMap().figures());
+    }
 }
