@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
             + "dominators, retained size), and prints a summary of each.",
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
-    subcommands = {SnapshotsCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class, ServeCommand.class},
+    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class, ServeCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)", "2:usage error"})
 public final class HeapLoad implements Callable<Integer> {
@@ -58,7 +58,7 @@ public final class HeapLoad implements Callable<Integer> {
 
     @Option(names = "--format", paramLabel = "FORMAT",
         description = "Dump format: luau, lua (heapload's Lua dumper), lua-snapshot (lua-snapshot's raw table, JSON or "
-            + "Lua literal). Default: detected per file.")
+            + "Lua literal), micropython (a regions.json of RAM images). Default: detected per file.")
     String format;
 
     @CommandLine.Spec

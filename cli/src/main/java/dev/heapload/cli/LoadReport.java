@@ -43,7 +43,10 @@ final class LoadReport {
         out.printf(Locale.ROOT, "  objects     %,d (%,d bytes shallow)%n", n, s.totalShallowBytes());
         out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
             s.referenceCount() - weak, weak);
-        if (info.vmTotalBytes() >= 0) {
+        if (info.vmTotalBytes() >= 0 && "micropython".equals(info.vm())) {
+            out.printf(Locale.ROOT, "  GC used     %,d bytes (gc_info: head and tail blocks of all allocations)%n",
+                info.vmTotalBytes());
+        } else if (info.vmTotalBytes() >= 0) {
             String what = !info.vm().equals("luau") && info.vm().startsWith("lua")
                 ? "collectgarbage(\"count\") before the dump: every allocation, not only objects"
                 : "stats.size: every allocation, not only objects";

@@ -8,12 +8,14 @@ import java.util.Locale;
 import dev.heapload.lua.LuaHeapDumpReader;
 import dev.heapload.lua.LuaSnapshotRawReader;
 import dev.heapload.luau.LuauDumpReader;
+import dev.heapload.micropython.MicroPythonFiles;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Chooses the reader for a dump file and names snapshots. The one place that lists the formats.
+ * Chooses the reader for a dump file and names snapshots. The one place that lists the formats: a MicroPython
+ * {@code regions.json} (symbols found beside it, see {@code MicroPythonFiles}), else a Luau JSON dump.
  */
 public final class DumpReaders {
 
@@ -36,7 +38,7 @@ public final class DumpReaders {
     }
 
     /** The formats {@link #read(Path, String, Progress, String)} accepts, as named by {@code --format}. */
-    public static final java.util.List<String> FORMATS = java.util.List.of("luau", "lua", "lua-snapshot");
+    public static final java.util.List<String> FORMATS = java.util.List.of("luau", "lua", "lua-snapshot", "micropython");
 
     /**
      * Which format a file is, from its first 4 KiB (decompressed when gzip):
@@ -79,18 +81,37 @@ public final class DumpReaders {
             throw new DumpFormatException(file.toString(), -1, "not readable (permission denied)");
         }
         String id = snapshotId != null ? snapshotId : defaultSnapshotId(file);
+        if ((format == null || format.equals("micropython")) && MicroPythonFiles.isRegionsJson(file)) {
+            progress.start("read " + file.getFileName(), -1, "B");
+            HeapSnapshot snapshot = MicroPythonFiles.read(file, id).snapshot();
+            progress.end();
+            return snapshot;
+        }
+        if (format == null && MicroPythonFiles.isPrintedHeapMap(file)) {
+            throw new DumpFormatException(file.toString(), -1, "is a printed MicroPython heap map (no object graph "
+                + "to load); see its figures with: heapload micropython --printed-map " + file);
+        }
         String f = format != null ? format : detect(file);
         return switch (f) {
             case "luau" -> new LuauDumpReader().read(file, id, progress);
             case "lua" -> new LuaHeapDumpReader().read(file, id, progress);
             case "lua-snapshot" -> new LuaSnapshotRawReader().read(file, id, progress);
+            case "micropython" -> throw new DumpFormatException(file.toString(), -1, "not a MicroPython regions.json "
+                + "(for a RAM image with symbols use: heapload micropython --ram FILE --ram-base ADDR --symbols FILE)");
             default -> throw new DumpFormatException(file.toString(), -1, "unknown format " + f + " (known: " + FORMATS + ")");
         };
     }
 
-    /** The file name without directory and without {@code .gz} and {@code .json} extensions. */
+    /**
+     * The file name without directory and without {@code .gz} and {@code .json} extensions; for a MicroPython
+     * {@code regions.json}, the name of its directory ({@code dump1}).
+     */
     public static String defaultSnapshotId(Path file) {
         String name = file.getFileName().toString();
+        Path parent = file.toAbsolutePath().getParent();
+        if (name.equals("regions.json") && parent != null && parent.getFileName() != null) {
+            return parent.getFileName().toString();
+        }
         String lower = name.toLowerCase(Locale.ROOT);
         if (lower.endsWith(".gz")) {
             name = name.substring(0, name.length() - 3);

@@ -1,0 +1,286 @@
+package dev.heapload.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import dev.heapload.analysis.HeapAnalyzer;
+import dev.heapload.micropython.FirmwareSymbols;
+import dev.heapload.micropython.GcFigures;
+import dev.heapload.micropython.GcHeapArea;
+import dev.heapload.micropython.HeapMap;
+import dev.heapload.micropython.HeapMapDiff;
+import dev.heapload.micropython.MemoryImage;
+import dev.heapload.micropython.MicroPythonDump;
+import dev.heapload.micropython.MicroPythonFiles;
+import dev.heapload.micropython.MicroPythonReader;
+import dev.heapload.micropython.PrintedHeapMap;
+import dev.heapload.model.DumpFormatException;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.SnapshotExistsException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code heapload micropython}: a MicroPython RAM dump (regions.json, or a seed-style ram.bin with its base
+ * address) plus the firmware symbols → heap areas, fragmentation figures as {@code gc_info} computes them, the
+ * {@code mem_info(1)} heap map, a heap layout SVG, and the object graph loaded into the store like any other
+ * snapshot. Or printed heap maps ({@code --printed-map}): figures, kinds and the layout, no graph.
+ */
+@Command(name = "micropython", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "MicroPython/CircuitPython GC heap from a RAM dump and the firmware's symbols: heap areas found without "
+            + "struct offsets, fragmentation figures (as micropython.mem_info() prints them), the heap map, a "
+            + "layout SVG, and the object graph loaded into the store (reachability, retention paths, retained "
+            + "size, queries, as for Lua dumps).",
+        "Or, with --printed-map, the text micropython.mem_info(1) printed (REPL or serial log): figures, "
+            + "allocations per kind, layout SVG; two maps are compared block by block.",
+        "",
+        "Examples:",
+        "  heapload micropython --regions dump1/regions.json --symbols symbols.nm.txt",
+        "  heapload micropython --ram ram.bin --ram-base _sdata --map firmware.map --sp 0x3ffeb8",
+        "  heapload micropython --printed-map serial.log --svg heap.svg"})
+final class MicroPythonCommand implements Callable<Integer> {
+
+    @Option(names = "--regions", paramLabel = "FILE", description = "regions.json listing the memory images and their base addresses.")
+    Path regions;
+
+    @Option(names = "--ram", paramLabel = "FILE", description = "One seed-style RAM image (e.g. gdb: dump binary memory ram.bin &_sdata &_estack); .gz accepted.")
+    Path ram;
+
+    @Option(names = "--ram-base", paramLabel = "ADDR", description = "Address of the first byte of --ram: hex (0x2e88c) or a symbol (_sdata, _srelocate).")
+    String ramBase;
+
+    @Option(names = {"--symbols", "--map"}, paramLabel = "FILE",
+        description = "Firmware symbols: `nm -S -n --defined-only` output or the GNU ld map (.gz accepted). "
+            + "Default for --regions: symbols.nm.txt or the *.map beside it or in its parent directory.")
+    Path symbols;
+
+    @Option(names = "--sp", paramLabel = "ADDR", description = "Stack pointer at the dump (seed-style images hold the whole stack area; without it the stack_limit bytes below stack_top are scanned).")
+    String sp;
+
+    @Option(names = "--word-size", paramLabel = "BYTES", description = "4 or 8; default: from regions.json, else the symbols' address width.")
+    Integer wordSize;
+
+    @Option(names = "--big-endian", description = "The target is big-endian (default: little-endian, or regions.json's little_endian).")
+    boolean bigEndian;
+
+    @Option(names = "--printed-map", paramLabel = "FILE", description = "Text holding micropython.mem_info(1) output (repeatable; any line prefix).")
+    List<Path> printedMaps = new ArrayList<>();
+
+    @Option(names = "--heap-map", description = "Also print the heap map exactly as micropython.mem_info(1) prints it.")
+    boolean printHeapMap;
+
+    @Option(names = "--svg", paramLabel = "FILE", description = "Write the heap layout picture here.")
+    Path svg;
+
+    @Option(names = "--no-load", description = "Only read and report; do not load the snapshot into the store.")
+    boolean noLoad;
+
+    @Option(names = "--db", paramLabel = "DIR", description = "Store directory (default: ${DEFAULT-VALUE}).", defaultValue = "heapload-db")
+    Path db;
+
+    @Option(names = "--name", paramLabel = "ID", description = "Snapshot id (default: the regions.json directory name, or the image file name).")
+    String name;
+
+    @Option(names = "--replace", description = "Replace a snapshot with the same id.")
+    boolean replace;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        if (!printedMaps.isEmpty()) {
+            if (regions != null || ram != null) {
+                throw usage("--printed-map cannot be combined with --regions or --ram");
+            }
+            printed(out);
+            return 0;
+        }
+        if ((regions == null) == (ram == null)) {
+            throw usage("give either --regions FILE or --ram FILE --ram-base ADDR (or --printed-map FILE)");
+        }
+        if (ram != null && ramBase == null) {
+            throw usage("--ram needs --ram-base ADDR (hex address or symbol of its first byte)");
+        }
+        if (wordSize != null && wordSize != 4 && wordSize != 8) {
+            throw usage("--word-size must be 4 or 8");
+        }
+        Path symbolFile = symbols != null ? symbols : regions != null ? MicroPythonFiles.findSymbols(regions) : null;
+        if (symbolFile == null) {
+            throw usage("--ram needs --symbols FILE (nm -S output or the linker map)");
+        }
+        FirmwareSymbols syms = FirmwareSymbols.read(symbolFile);
+        MemoryImage image;
+        String source;
+        String id;
+        if (regions != null) {
+            image = MemoryImage.fromRegionsJson(regions);
+            source = regions.toString();
+            id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(regions);
+        } else {
+            long base = address(ramBase, syms, "--ram-base");
+            image = MemoryImage.single(ram, base, 0, true);
+            source = ram.toString();
+            id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(ram);
+        }
+        if (bigEndian) {
+            image = image.with(image.wordSize(), false);
+        }
+        long stack = sp == null ? -1 : address(sp, syms, "--sp");
+        MicroPythonReader.Options options = new MicroPythonReader.Options(wordSize == null ? 0 : wordSize, 0, stack, null,
+            bigEndian ? Boolean.FALSE : null);
+        GraphStore store = null;
+        try {
+            if (!noLoad && Files.isDirectory(db)) {
+                store = GraphStore.open(db);
+                if (!replace && store.snapshot(id).isPresent()) {
+                    throw new SnapshotExistsException(id, db.toString());
+                }
+            }
+            MicroPythonDump dump = MicroPythonReader.read(image, syms, options, id, source);
+            HeapSnapshot snapshot = dump.snapshot();
+            TerminalProgress bars = new TerminalProgress(false);
+            HeapAnalyzer.analyze(snapshot, bars);
+            report(dump, syms, out);
+            if (printHeapMap) {
+                out.print(dump.heapMap().text());
+            }
+            if (svg != null) {
+                writeSvg(dump.heapMap(), dump.allocations(), "MicroPython heap of " + source);
+                out.println("layout: " + svg);
+            }
+            if (!noLoad) {
+                if (store == null) {
+                    store = GraphStore.open(db);
+                }
+                store.load(snapshot, replace, bars);
+                LoadReport.print(snapshot, out);
+                out.println("  store: " + db.toAbsolutePath().normalize());
+            } else {
+                LoadReport.print(snapshot, out);
+            }
+        } finally {
+            if (store != null) {
+                store.close();
+            }
+        }
+        return 0;
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** A hex address ({@code 0x…} or bare hex) or a symbol name. */
+    private long address(String text, FirmwareSymbols syms, String option) {
+        long a = syms.address(text);
+        if (a >= 0) {
+            return a;
+        }
+        String t = text.startsWith("0x") || text.startsWith("0X") ? text.substring(2) : text;
+        try {
+            return Long.parseUnsignedLong(t, 16);
+        } catch (NumberFormatException e) {
+            throw usage(option + " '" + text + "' is neither a hex address nor a symbol of " + syms.source());
+        }
+    }
+
+    private static void report(MicroPythonDump d, FirmwareSymbols syms, PrintStream out) {
+        HeapMap map = d.heapMap();
+        GcHeapArea first = d.areas().get(0);
+        out.printf(Locale.ROOT, "MicroPython heap: %d area(s), %d-byte blocks, %d-bit, tables: ATB%s%s%s; qstr pools: %d "
+                + "(%s format)%n", d.areas().size(), map.bytesPerBlock(), first.bytesPerBlock() * 2,
+            first.gapByte() ? " + gap" : "", first.ftbStart() >= 0 ? " + FTB" : "", first.wtbStart() >= 0 ? " + WTB" : "",
+            d.qstrs().pools().size(), d.qstrs().legacyFormat() ? "v1.18" : "v1.19+");
+        for (GcHeapArea a : d.areas()) {
+            out.printf(Locale.ROOT, "  area %d: pool 0x%x..0x%x, %,d blocks; ATB 0x%x (%,d bytes)%n", a.index(),
+                a.poolStart(), a.poolEnd(), a.blocks(), a.atbStart(), a.atbLength());
+        }
+        figures(map.figures(), out);
+        if (d.finaliserBlocks() > 0 || d.weakTableBlocks() > 0) {
+            out.printf(Locale.ROOT, "  blocks with a finaliser: %,d; with a weak reference: %,d%n", d.finaliserBlocks(),
+                d.weakTableBlocks());
+        }
+        out.printf(Locale.ROOT, "  not GC edges: %,d interior pointers; not roots (the GC does not scan them): %s%n",
+            d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : String.join(", ", d.staticNonRootRefs()));
+        if (d.stackRange() != null) {
+            out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
+                d.stackRange()[1] - d.stackRange()[0]);
+        }
+    }
+
+    static void figures(GcFigures f, PrintStream out) {
+        out.println("fragmentation (as gc_info computes it; MicroPython prints):");
+        for (String line : f.gcLines().split("\n")) {
+            out.println("  " + line);
+        }
+        out.printf(Locale.ROOT, "  used %,d of %,d bytes (%.1f %%), %,d allocations (%,d of 1 block, %,d of 2 blocks)%n",
+            f.usedBytes(), f.totalBytes(), f.totalBytes() == 0 ? 0.0 : 100.0 * f.usedBytes() / f.totalBytes(),
+            f.allocations(), f.oneBlockAllocations(), f.twoBlockAllocations());
+        out.printf(Locale.ROOT, "  largest allocation %,d blocks = %,d bytes; largest free run %,d blocks = %,d bytes "
+                + "(the biggest allocation that can succeed, of %,d bytes free)%n", f.maxBlockBlocks(), f.maxBlockBytes(),
+            f.maxFreeBlocks(), f.maxFreeBytes(), f.freeBytes());
+    }
+
+    private void printed(PrintStream out) throws IOException {
+        List<HeapMap> maps = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Path file : printedMaps) {
+            List<PrintedHeapMap> list = PrintedHeapMap.read(file);
+            for (int i = 0; i < list.size(); i++) {
+                PrintedHeapMap p = list.get(i);
+                String label = file + (list.size() > 1 ? " map " + (i + 1) + " (line " + p.line() + ")" : "");
+                out.printf(Locale.ROOT, "%s: %d area(s), %,d blocks of %d bytes, %s offsets%n", label,
+                    p.heapMap().areas().size(), p.heapMap().areas().stream().mapToLong(HeapMap.Area::blocks).sum(),
+                    p.heapMap().bytesPerBlock(), p.heapMap().eightDigitOffsets() ? "8-digit" : "5-digit");
+                figures(p.heapMap().figures(), out);
+                out.println(p.warnings().isEmpty() ? "  the printed GC: header agrees with the map"
+                    : "  warning: " + String.join("; ", p.warnings()));
+                out.println("  allocations by kind:          allocations       blocks        bytes");
+                for (Map.Entry<Character, long[]> e : p.heapMap().kindCounts().entrySet()) {
+                    out.printf(Locale.ROOT, "    %s %-22s %,12d %,12d %,12d%n", e.getKey(), HeapMap.kindName(e.getKey()),
+                        e.getValue()[0], e.getValue()[1], e.getValue()[1] * p.heapMap().bytesPerBlock());
+                }
+                if (printHeapMap) {
+                    out.print(p.heapMap().text());
+                }
+                maps.add(p.heapMap());
+                names.add(label);
+            }
+        }
+        if (maps.size() >= 2) {
+            HeapMapDiff d = HeapMapDiff.compare(maps.get(0), maps.get(maps.size() - 1));
+            out.printf(Locale.ROOT, "%s against %s: %,d blocks newly used, %,d freed, %,d hold another kind%s%n",
+                names.get(names.size() - 1), names.get(0), d.newlyUsedBlocks(), d.freedBlocks(), d.changedBlocks(),
+                d.unmatchedAreas() > 0 ? ", " + d.unmatchedAreas() + " area(s) not in the first map" : "");
+            StringBuilder sb = new StringBuilder("  allocations per kind:");
+            d.allocationDelta().forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %+,d", HeapMap.kindName(k), v)));
+            out.println(sb);
+        }
+        if (svg != null) {
+            writeSvg(maps.get(maps.size() - 1), null, "MicroPython heap map " + names.get(names.size() - 1));
+            out.println("layout: " + svg);
+        }
+    }
+
+    private void writeSvg(HeapMap map, List<MicroPythonDump.Allocation> allocations, String title) throws IOException {
+        try (Writer w = Files.newBufferedWriter(svg, StandardCharsets.UTF_8)) {
+            HeapLayoutSvg.write(map, allocations, title, w);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new DumpFormatException(svg.toString(), -1, "cannot write the SVG (no such directory)");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.heapload.micropython;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.heapload.model.DumpFormatException;
+
+/**
+ * How MicroPython inputs are recognised and found on disk: a {@code regions.json} beside its images, the
+ * symbols ({@code symbols.nm.txt}, else a {@code *.map} / {@code *.map.gz}) in the same directory or its parent
+ * (the layout of shared/testdata/micropython: {@code <case>/symbols.nm.txt}, {@code <case>/dumpN/regions.json}).
+ */
+public final class MicroPythonFiles {
+
+    private MicroPythonFiles() {
+    }
+
+    /** True when {@code file} looks like a regions.json (a JSON object with "regions" near the start). */
+    public static boolean isRegionsJson(Path file) {
+        if (!file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json")) {
+            return false;
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            String head = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+            return head.stripLeading().startsWith("{") && head.contains("\"regions\"") && head.contains("\"base\"");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** True when {@code file} is text holding a printed heap map ("GC memory layout; from"). */
+    public static boolean isPrintedHeapMap(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] head = in.readNBytes(1 << 20);
+            return new String(head, StandardCharsets.ISO_8859_1).contains("GC memory layout; from ");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The symbols for a dump: {@code symbols.nm.txt}, else the only {@code *.map} / {@code *.map.gz}, in the
+     * directory of {@code regionsJson} or its parent.
+     *
+     * @throws DumpFormatException when none is found
+     */
+    public static Path findSymbols(Path regionsJson) throws IOException {
+        Path dir = regionsJson.toAbsolutePath().getParent();
+        for (int up = 0; up < 2 && dir != null; up++, dir = dir.getParent()) {
+            Path nm = dir.resolve("symbols.nm.txt");
+            if (Files.isRegularFile(nm)) {
+                return nm;
+            }
+            List<Path> maps = new ArrayList<>();
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.{map,map.gz}")) {
+                ds.forEach(maps::add);
+            }
+            if (maps.size() == 1) {
+                return maps.get(0);
+            }
+        }
+        throw new DumpFormatException(regionsJson.toString(), -1, "no firmware symbols beside it (symbols.nm.txt or "
+            + "one *.map in its directory or the parent); give them with: heapload micropython --regions FILE --symbols FILE");
+    }
+
+    /** Reads a regions.json dump with the symbols found by {@link #findSymbols}. */
+    public static MicroPythonDump read(Path regionsJson, String snapshotId) throws IOException {
+        FirmwareSymbols symbols = FirmwareSymbols.read(findSymbols(regionsJson));
+        return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols,
+            MicroPythonReader.Options.DEFAULT, snapshotId, regionsJson.toString());
+    }
+}

@@ -1,0 +1,771 @@
+package dev.heapload.micropython;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.heapload.model.DumpFormatException;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.HeapSnapshotBuilder;
+import dev.heapload.model.SnapshotInfo;
+
+/**
+ * Reads a MicroPython (v1.18 .. current) RAM dump into the heap model, using only the firmware's symbols
+ * (address and size of {@code mp_state_ctx}, the {@code mp_type_*} type objects, the ROM qstr pools) and the
+ * memory images; no struct offset is hard-coded. Facts: shared/docs/formats/micropython-gc-heap.md ("the
+ * notes").
+ *
+ * <h2>Heap</h2>
+ * The areas are found by {@link GcHeapLocator} (notes §3), the allocation table decoded (notes §1: 2 bits per
+ * block, LSB first, 0 free, 1 head, 2 tail, 3 mark), and each HEAD with its following TAILs is one
+ * allocation = one object of the model. Shallow size = blocks × block size (what the GC charges).
+ *
+ * <h2>Types</h2>
+ * The first word of an allocation names its type (notes §6): a firmware symbol {@code mp_type_X} gives type
+ * {@code X} ({@code fun_bc} → {@code function}, {@code bound_meth} → {@code bound_method},
+ * {@code gen_instance} → {@code generator}); a heap block whose own first word is {@code &mp_type_type} is a
+ * user class, and its instances get the class's name (qstr at offset W+2 of the type object) as type; the
+ * class itself has type {@code type} and its name as label. Allocations that are not objects are typed by
+ * their owner: {@code map_table} (dict, instance and module-globals tables at +3W), {@code list_items},
+ * {@code str_data}, {@code bytes_data}, {@code array_data}, {@code set_table}, {@code mpz_digits},
+ * {@code bytecode}, {@code child_table} / {@code const_table} (bytecode functions, v1.19+ / v1.18 layout),
+ * {@code qstr_pool}, {@code qstr_chunk}; anything else is {@code raw}.
+ *
+ * <h2>References</h2>
+ * The GC's own conservative rule (notes §5): every word of the whole block run whose value is block aligned
+ * and points at a HEAD (or MARK) block of any area is a reference. Words pointing into a pool but not at a
+ * head are counted as interior pointers, not references. On builds with a weak-reference table (v1.28+),
+ * a word {@code ptr | 1} with {@code ptr} a head is a {@link HeapSnapshot#WEAK weak} reference (weakref
+ * objects and {@code vm.mp_weakref_map} store their targets so). Kinds: {@code key} / {@code value} in map
+ * tables (values named by the key's text), {@code item} in list items, {@code weak}, else {@code ref}.
+ *
+ * <h2>Roots</h2>
+ * The words of {@code mp_state_ctx} from its start to {@code vm.qstr_last_chunk} (the GC scans from
+ * {@code thread.dict_locals}; the few words before it hold the stack top and limit, never heap pointers),
+ * named {@code mp_state_ctx.vm.last_pool}, {@code mp_state_ctx.vm.mp_loaded_modules_dict.map.table},
+ * {@code mp_state_ctx.vm.dict_main.map.table} where recognised, else {@code mp_state_ctx+OFFSET} (decimal
+ * bytes); and the C stack {@code [sp, thread.stack_top)}, named {@code stack+OFFSET} from its start. The
+ * stack range: an image that ends at {@code stack_top} (hosted dumps), else (seed-style RAM dumps) the
+ * {@code thread.stack_limit} bytes below {@code stack_top}, or an explicit start (the {@code sp} register).
+ */
+public final class MicroPythonReader {
+
+    /** Overrides; zero / negative values mean "derive from the inputs". */
+    public record Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets,
+                          Boolean littleEndian) {
+        /** No overrides. */
+        public static final Options DEFAULT = new Options(0, 0, -1, null, null);
+    }
+
+    private static final byte FREE = 0;
+    private static final byte HEAD = 1;
+    private static final byte TAIL = 2;
+    private static final byte MARK = 3;
+
+    private final FirmwareSymbols symbols;
+    private final Options options;
+    private MemoryImage mem;
+    private int w;
+    private int bpb;
+    private List<GcHeapArea> areas;
+    private byte[][] kinds;
+    private int[][] allocAt; // per area, per block: allocation index at a head block, -1 otherwise
+    // allocations
+    private int count;
+    private long[] address;
+    private int[] blocks;
+    private int[] areaOf;
+    private int[] blockOf;
+    private String[] type;
+    private String[] label;
+    private byte[] role;
+    private long typeType;
+    private final List<String> warnings = new ArrayList<>();
+
+    private static final byte ROLE_OBJECT = 0;
+    private static final byte ROLE_MAP_TABLE = 1;
+    private static final byte ROLE_LIST_ITEMS = 2;
+    private static final byte ROLE_OTHER_RAW = 3;
+
+    private MicroPythonReader(FirmwareSymbols symbols, Options options) {
+        this.symbols = symbols;
+        this.options = options;
+    }
+
+    /**
+     * Reads a dump.
+     *
+     * @param image      the RAM images (word size 0 = take it from the symbols)
+     * @param symbols    the firmware symbols
+     * @param options    overrides
+     * @param snapshotId id of the snapshot
+     * @param source     the input as given (e.g. the regions.json path), for messages and metadata
+     * @throws DumpFormatException one line naming the file and what did not match
+     */
+    public static MicroPythonDump read(MemoryImage image, FirmwareSymbols symbols, Options options, String snapshotId,
+                                       String source) throws DumpFormatException {
+        return new MicroPythonReader(symbols, options).run(image, snapshotId, source);
+    }
+
+    private MicroPythonDump run(MemoryImage image, String snapshotId, String source) throws DumpFormatException {
+        int ws = options.wordSize() > 0 ? options.wordSize() : image.wordSize() > 0 ? image.wordSize() : symbols.wordSize();
+        if (options.wordSize() <= 0 && image.wordSize() > 0 && image.wordSize() != symbols.wordSize()) {
+            throw new DumpFormatException(symbols.source(), -1, "has " + symbols.wordSize() * 8
+                + "-bit addresses but the memory images are described as " + image.wordSize() * 8
+                + "-bit (word_size " + image.wordSize() + "): symbols from another build?");
+        }
+        boolean little = options.littleEndian() != null ? options.littleEndian()
+            : symbols.littleEndian() != null ? symbols.littleEndian() : image.littleEndian();
+        mem = image.with(ws, little);
+        w = ws;
+        bpb = options.bytesPerBlock() > 0 ? options.bytesPerBlock() : 4 * w;
+
+        FirmwareSymbols.Symbol ctx = symbols.get("mp_state_ctx");
+        if (ctx == null) {
+            throw new DumpFormatException(symbols.source(), -1,
+                "has no symbol mp_state_ctx: not the symbols of a MicroPython build (or stripped)");
+        }
+        long ctxSize = ctx.size() > 0 ? ctx.size() : sizeFromNextSymbol(ctx);
+        if (!mem.isMapped(ctx.address(), (int) ctxSize)) {
+            throw notCovered(source, "mp_state_ctx", ctx.address(), ctxSize);
+        }
+        typeType = symbols.address("mp_type_type");
+        GcHeapLocator.Match match = GcHeapLocator.findArea0(mem, ctx.address(), ctxSize, bpb);
+        if (match == null) {
+            throw new DumpFormatException(source, -1, String.format(Locale.ROOT,
+                "no GC heap area found in mp_state_ctx (0x%x, %d bytes per %s) reading %d-byte words with %d-byte "
+                    + "blocks: RAM and symbols from different builds, or wrong word size?",
+                ctx.address(), ctxSize, symbols.source(), w, bpb));
+        }
+        areas = GcHeapLocator.areas(mem, ctx.address(), match, bpb);
+        for (GcHeapArea a : areas) {
+            if (!mem.isMapped(a.atbStart(), a.atbLength())) {
+                throw notCovered(source, "the allocation table of heap area " + a.index(), a.atbStart(), a.atbLength());
+            }
+            if (!mem.isMapped(a.poolStart(), (int) (a.poolEnd() - a.poolStart()))) {
+                throw notCovered(source, "the pool of heap area " + a.index(), a.poolStart(), a.poolEnd() - a.poolStart());
+            }
+        }
+        int orphanTails = decodeTables();
+        int[] sideBits = countSideBits();
+        classifyObjects();
+
+        // qstr pools and the root range
+        long[] ctxWords = new long[(int) (ctxSize / w)];
+        for (int i = 0; i < ctxWords.length; i++) {
+            ctxWords[i] = mem.word(ctx.address() + (long) i * w);
+        }
+        int areaField = match.wordIndex() - (areas.size() > 1 || isSplitCandidate(ctxWords, match) ? 1 : 0);
+        int lastPoolIndex = -1;
+        for (int i = 0; i < areaField; i++) {
+            long v = ctxWords[i];
+            if (v > 0 && QstrPools.isPoolChain(mem, symbols, v, this::isHead)) {
+                lastPoolIndex = i;
+                break;
+            }
+        }
+        QstrPools qstrs = lastPoolIndex >= 0 ? QstrPools.read(mem, symbols, ctxWords[lastPoolIndex]) : QstrPools.none(mem);
+        if (lastPoolIndex < 0) {
+            warnings.add("vm.last_pool not found in mp_state_ctx: qstrs shown by number");
+        }
+        int rootEnd = findQstrLastChunk(ctxWords, lastPoolIndex, areaField);
+        if (rootEnd < 0) {
+            rootEnd = areaField;
+            warnings.add("vm.qstr_last_chunk not recognised: roots taken from all of mp_state_ctx before mem.area");
+        }
+        nameTypes(qstrs);
+        classifyRaw(qstrs);
+        Map<Integer, String> ctxNames = ctxFieldNames(ctxWords, lastPoolIndex, rootEnd);
+        for (Map.Entry<Integer, String> e : ctxNames.entrySet()) {
+            if (e.getValue().endsWith(".map.table")) {
+                // the tables of the static dicts in mp_state_ctx (sys.modules, __main__ globals)
+                mark(ctxWords[e.getKey()], "map_table", ROLE_MAP_TABLE);
+            }
+        }
+
+        // heap map letters
+        boolean eight = options.eightDigitOffsets() != null ? options.eightDigitOffsets()
+            : match.sideTables() > 0 ? areas.get(0).gapByte() || areas.size() > 1 : !qstrs.legacyFormat();
+        HeapMap heapMap = new HeapMap(letters(), bpb, eight);
+
+        // the model
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        int[] ids = new int[count];
+        for (int a = 0; a < count; a++) {
+            ids[a] = b.objectId(hex(address[a]));
+        }
+        boolean weakBuild = areas.get(0).wtbStart() >= 0;
+        int kRef = b.kind("ref");
+        int kKey = b.kind("key");
+        int kValue = b.kind("value");
+        int kItem = b.kind("item");
+        int kWeak = b.kind("weak");
+        List<MicroPythonDump.InteriorPointer> interior = new ArrayList<>();
+        for (int a = 0; a < count; a++) {
+            b.defineObject(hex(address[a]), type[a], (long) blocks[a] * bpb, -1, label[a]);
+            long base = address[a];
+            int words = blocks[a] * bpb / w;
+            String keyName = null;
+            for (int i = 0; i < words; i++) {
+                long v = mem.word(base + (long) i * w);
+                int target = headAllocation(v);
+                if (role[a] == ROLE_MAP_TABLE && (i & 1) == 0) {
+                    keyName = keyText(v, qstrs);
+                }
+                if (target >= 0) {
+                    if (role[a] == ROLE_MAP_TABLE) {
+                        if ((i & 1) == 0) {
+                            b.addReference(ids[target], kKey, HeapSnapshot.NO_NAME, 0);
+                        } else {
+                            b.addReference(ids[target], kValue, keyName == null ? HeapSnapshot.NO_NAME : b.name(keyName), 0);
+                        }
+                    } else {
+                        b.addReference(ids[target], role[a] == ROLE_LIST_ITEMS ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
+                    }
+                } else if ((v & 1) == 0 && inAnyPool(v)) {
+                    int into = containingAllocation(v);
+                    interior.add(new MicroPythonDump.InteriorPointer(base, (long) i * w, v,
+                        into >= 0 && blockIndex(v) < blockOf[into] + blocks[into] ? address[into] : -1));
+                } else if (weakBuild && (v & 1) == 1 && (target = headAllocation(v - 1)) >= 0) {
+                    String name = role[a] == ROLE_MAP_TABLE && (i & 1) == 1 ? keyName : null;
+                    b.addReference(ids[target], kWeak, name == null ? HeapSnapshot.NO_NAME : b.name(name), HeapSnapshot.WEAK);
+                }
+            }
+        }
+
+        // roots: mp_state_ctx root range, then the stack
+        boolean[] isRoot = new boolean[count];
+        for (int i = 0; i < rootEnd; i++) {
+            int target = headAllocation(ctxWords[i]);
+            if (target >= 0 && !isRoot[target]) {
+                isRoot[target] = true;
+                b.addRoot(ctxNames.getOrDefault(i, "mp_state_ctx+" + (long) i * w), ids[target]);
+            }
+        }
+        List<String> nonRoot = new ArrayList<>();
+        for (int i = rootEnd; i < ctxWords.length; i++) {
+            if (headAllocation(ctxWords[i]) >= 0) {
+                String name = i == rootEnd ? "mp_state_ctx.vm.qstr_last_chunk"
+                    : i == match.wordIndex() + 2 + match.sideTables() ? "mp_state_ctx.mem.area.gc_pool_start"
+                    : "mp_state_ctx+" + (long) i * w;
+                nonRoot.add(name + "=" + hex(ctxWords[i]));
+            }
+        }
+        long[] stack = stackRange(ctxWords, source);
+        if (stack != null) {
+            for (long at = stack[0]; at + w <= stack[1]; at += w) {
+                int target = headAllocation(mem.word(at));
+                if (target >= 0 && !isRoot[target]) {
+                    isRoot[target] = true;
+                    b.addRoot("stack+" + (at - stack[0]), ids[target]);
+                }
+            }
+        }
+        if (orphanTails > 0) {
+            warnings.add(orphanTails + " TAIL block(s) without a HEAD before them (corrupt allocation table?) ignored");
+        }
+        GcFigures figures = heapMap.figures();
+        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, sha256(), figures.usedBytes(), Map.of(),
+            warnings);
+        HeapSnapshot snapshot = b.build(info);
+
+        List<MicroPythonDump.Allocation> allocations = new ArrayList<>(count);
+        for (int a = 0; a < count; a++) {
+            allocations.add(new MicroPythonDump.Allocation(address[a], blocks[a], (long) blocks[a] * bpb, areaOf[a],
+                blockOf[a], type[a], (char) heapMap.areas().get(areaOf[a]).letters()[blockOf[a]], label[a]));
+        }
+        return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
+            sideBits[0], orphanTails, stack);
+    }
+
+    /** A symbol without a size (map without -fdata-sections): up to the next symbol, at most 64 KiB. */
+    private long sizeFromNextSymbol(FirmwareSymbols.Symbol ctx) {
+        long next = symbols.nextAddressAfter(ctx.address());
+        long size = next > ctx.address() ? next - ctx.address() : 4096;
+        return Math.min(size, 1 << 16) / w * w;
+    }
+
+    private boolean isSplitCandidate(long[] ctxWords, GcHeapLocator.Match match) {
+        // a split-heap build with one area has a NULL next pointer before the area fields: the word is not a
+        // root either way, so treating it as part of the area is harmless
+        return match.wordIndex() > 0 && ctxWords[match.wordIndex() - 1] == 0;
+    }
+
+    private DumpFormatException notCovered(String source, String what, long at, long size) {
+        MemoryImage.Region start = mem.regionOf(at, 1);
+        if (start != null) {
+            return new DumpFormatException(start.file(), start.bytes().length, String.format(Locale.ROOT,
+                "image ends at 0x%x but %s extends to 0x%x per the symbols (%d bytes missing): image too short, or "
+                    + "symbols of another build?", start.end(), what, at + size, at + size - start.end()));
+        }
+        StringBuilder covered = new StringBuilder();
+        for (MemoryImage.Region r : mem.regions()) {
+            if (covered.length() > 0) {
+                covered.append(", ");
+            }
+            covered.append(r.file()).append(' ').append(hex(r.base())).append("..").append(hex(r.end()));
+        }
+        return new DumpFormatException(source, -1, String.format(Locale.ROOT,
+            "the memory images do not cover %s at 0x%x..0x%x (%d bytes, per the symbols); images: %s "
+                + "(image too short, or symbols of another build?)", what, at, at + size, size, covered));
+    }
+
+    // ---- allocation table ----
+
+    private int decodeTables() {
+        kinds = new byte[areas.size()][];
+        allocAt = new int[areas.size()][];
+        int total = 0;
+        for (GcHeapArea a : areas) {
+            total += a.blocks();
+        }
+        address = new long[Math.max(16, total / 2)];
+        blocks = new int[address.length];
+        areaOf = new int[address.length];
+        blockOf = new int[address.length];
+        int orphans = 0;
+        for (GcHeapArea a : areas) {
+            byte[] atb = mem.bytes(a.atbStart(), a.atbLength());
+            int n = a.blocks();
+            byte[] k = new byte[n];
+            int[] at = new int[n];
+            java.util.Arrays.fill(at, -1);
+            int current = -1;
+            for (int bl = 0; bl < n; bl++) {
+                k[bl] = (byte) ((atb[bl >> 2] >> (2 * (bl & 3))) & 3);
+                if (k[bl] == HEAD || k[bl] == MARK) {
+                    current = newAllocation(a.poolStart() + (long) bl * bpb, a.index(), bl);
+                    at[bl] = current;
+                } else if (k[bl] == TAIL) {
+                    if (current >= 0) {
+                        blocks[current]++;
+                    } else {
+                        orphans++;
+                    }
+                } else {
+                    current = -1;
+                }
+            }
+            kinds[a.index()] = k;
+            allocAt[a.index()] = at;
+        }
+        type = new String[count];
+        label = new String[count];
+        role = new byte[count];
+        return orphans;
+    }
+
+    private int[] countSideBits() {
+        int ftb = 0;
+        int wtb = 0;
+        for (GcHeapArea a : areas) {
+            int bytes = (a.blocks() + 7) / 8;
+            if (a.ftbStart() >= 0) {
+                ftb += bitCount(mem.bytes(a.ftbStart(), bytes));
+            }
+            if (a.wtbStart() >= 0) {
+                wtb += bitCount(mem.bytes(a.wtbStart(), bytes));
+            }
+        }
+        return new int[] {ftb, wtb};
+    }
+
+    private static int bitCount(byte[] bytes) {
+        int n = 0;
+        if (bytes != null) {
+            for (byte x : bytes) {
+                n += Integer.bitCount(x & 0xff);
+            }
+        }
+        return n;
+    }
+
+    private int newAllocation(long addr, int area, int block) {
+        if (count == address.length) {
+            int n = count * 2;
+            address = java.util.Arrays.copyOf(address, n);
+            blocks = java.util.Arrays.copyOf(blocks, n);
+            areaOf = java.util.Arrays.copyOf(areaOf, n);
+            blockOf = java.util.Arrays.copyOf(blockOf, n);
+        }
+        address[count] = addr;
+        blocks[count] = 1;
+        areaOf[count] = area;
+        blockOf[count] = block;
+        return count++;
+    }
+
+    /** The allocation whose head block is at {@code v}, or -1 (the GC's pointer test). */
+    private int headAllocation(long v) {
+        if (v <= 0 || v % bpb != 0) {
+            return -1;
+        }
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                return allocAt[a.index()][(int) ((v - a.poolStart()) / bpb)];
+            }
+        }
+        return -1;
+    }
+
+    private boolean isHead(long v) {
+        return headAllocation(v) >= 0;
+    }
+
+    private boolean inAnyPool(long v) {
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- types ----
+
+    /** Symbol names of the builtin types the heap map letters distinguish. */
+    private char letterOf(long firstWord) {
+        String s = symbols.typeSymbolAt(firstWord);
+        if (s == null) {
+            return 'h';
+        }
+        return switch (s) {
+            case "mp_type_tuple" -> 'T';
+            case "mp_type_list" -> 'L';
+            case "mp_type_dict" -> 'D';
+            case "mp_type_str", "mp_type_bytes" -> 'S';
+            case "mp_type_bytearray", "mp_type_array" -> 'A';
+            case "mp_type_float" -> 'F';
+            case "mp_type_fun_bc" -> 'B';
+            case "mp_type_module" -> 'M';
+            default -> 'h';
+        };
+    }
+
+    private List<HeapMap.Area> letters() {
+        List<HeapMap.Area> out = new ArrayList<>();
+        for (GcHeapArea a : areas) {
+            byte[] k = kinds[a.index()];
+            byte[] l = new byte[k.length];
+            for (int bl = 0; bl < k.length; bl++) {
+                l[bl] = switch (k[bl]) {
+                    case FREE -> (byte) '.';
+                    case TAIL -> (byte) '=';
+                    case MARK -> (byte) 'm';
+                    default -> (byte) letterOf(mem.word(a.poolStart() + (long) bl * bpb));
+                };
+            }
+            out.add(new HeapMap.Area(a.poolStart(), l));
+        }
+        return out;
+    }
+
+    private String builtinTypeName(long firstWord) {
+        String s = symbols.typeSymbolAt(firstWord);
+        if (s == null) {
+            return null;
+        }
+        if (s.startsWith("mp_type_")) {
+            String t = s.substring("mp_type_".length());
+            return switch (t) {
+                case "fun_bc" -> "function";
+                case "bound_meth" -> "bound_method";
+                case "gen_instance" -> "generator";
+                case "gen_wrap" -> "generator_function";
+                default -> t.startsWith("fun_builtin") ? "builtin_function" : t;
+            };
+        }
+        if (s.endsWith("_type")) {
+            return s;
+        }
+        return null;
+    }
+
+    /** First pass: builtin objects and user classes/instances (names filled in later). */
+    private void classifyObjects() {
+        for (int a = 0; a < count; a++) {
+            long t = mem.word(address[a]);
+            String builtin = builtinTypeName(t);
+            if (builtin != null) {
+                type[a] = builtin;
+            } else if (typeType >= 0 && isHead(t) && mem.word(t) == typeType) {
+                type[a] = "\0instance";
+            } else {
+                type[a] = null;
+                role[a] = ROLE_OTHER_RAW;
+            }
+        }
+    }
+
+    private final Map<String, Integer> userTypes = new HashMap<>();
+
+    private void nameTypes(QstrPools qstrs) {
+        for (int a = 0; a < count; a++) {
+            if ("type".equals(type[a])) {
+                label[a] = className(address[a], qstrs);
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            if ("\0instance".equals(type[a])) {
+                String name = className(mem.word(address[a]), qstrs);
+                // the heap model holds at most 256 type names (builtin ones, about 20 for raw blocks, classes):
+                // past 120 distinct classes, instances of further classes are "object"
+                if (!userTypes.containsKey(name) && userTypes.size() >= 120) {
+                    name = "object";
+                }
+                userTypes.putIfAbsent(name, userTypes.size());
+                type[a] = name;
+            }
+        }
+    }
+
+    private String className(long typeObject, QstrPools qstrs) {
+        int q = mem.u16(typeObject + w + 2);
+        return q < 0 ? "?" : qstrs.display(q);
+    }
+
+    /** Second pass: raw allocations typed by the object pointing at them, and labels. */
+    private void classifyRaw(QstrPools qstrs) {
+        for (int a = 0; a < count; a++) {
+            String t = type[a];
+            if (t == null || role[a] != ROLE_OBJECT) {
+                continue;
+            }
+            long base = address[a];
+            switch (t) {
+                case "dict" -> {
+                    mark(mem.word(base + 3L * w), "map_table", ROLE_MAP_TABLE);
+                    label[a] = (mem.word(base + w) >>> 3) + " items";
+                }
+                case "list" -> {
+                    mark(mem.word(base + 3L * w), "list_items", ROLE_LIST_ITEMS);
+                    label[a] = mem.word(base + 2L * w) + " items";
+                }
+                case "str", "bytes" -> {
+                    long len = mem.word(base + 2L * w);
+                    long data = mem.word(base + 3L * w);
+                    mark(data, t + "_data", ROLE_OTHER_RAW);
+                    byte[] bytes = len >= 0 && len < 1 << 20 ? mem.bytes(data, (int) Math.min(len, 60)) : null;
+                    if (bytes != null) {
+                        String text = t.equals("str") ? new String(bytes, StandardCharsets.UTF_8) : bytesRepr(bytes);
+                        label[a] = len > 60 ? text + "…" : text;
+                    } else {
+                        label[a] = len + " bytes";
+                    }
+                }
+                case "bytearray", "array", "memoryview" -> {
+                    mark(mem.word(base + 3L * w), "array_data", ROLE_OTHER_RAW);
+                    label[a] = mem.word(base + 2L * w) + " items";
+                }
+                case "set", "frozenset" -> mark(mem.word(base + 3L * w), "set_table", ROLE_OTHER_RAW);
+                case "int" -> mark(mem.word(base + 3L * w), "mpz_digits", ROLE_OTHER_RAW);
+                case "function" -> {
+                    if (qstrs.legacyFormat()) {
+                        mark(mem.word(base + 2L * w), "bytecode", ROLE_OTHER_RAW);
+                        mark(mem.word(base + 3L * w), "const_table", ROLE_OTHER_RAW);
+                    } else {
+                        mark(mem.word(base + 2L * w), "child_table", ROLE_OTHER_RAW);
+                        mark(mem.word(base + 3L * w), "bytecode", ROLE_OTHER_RAW);
+                    }
+                }
+                case "float" -> label[a] = floatLabel(base + w);
+                default -> {
+                    if (userTypes.containsKey(t) || t.equals("object")) {
+                        mark(mem.word(base + 3L * w), "map_table", ROLE_MAP_TABLE);
+                    }
+                }
+            }
+        }
+        for (QstrPools.Pool pool : qstrs.pools()) {
+            int a = headAllocation(pool.address());
+            if (a >= 0) {
+                type[a] = "qstr_pool";
+                role[a] = ROLE_OTHER_RAW;
+                label[a] = pool.len() + "/" + pool.alloc() + " qstrs from " + pool.totalPrevLen();
+                for (long i = 0; i < pool.len(); i++) {
+                    long s = mem.word(pool.qstrsAddress() + i * w);
+                    int chunk = containingAllocation(s);
+                    if (chunk >= 0 && chunk != a && type[chunk] == null) {
+                        type[chunk] = "qstr_chunk";
+                        label[chunk] = qstrs.display(pool.totalPrevLen() + i);
+                    }
+                }
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            if (type[a] == null) {
+                type[a] = "raw";
+            }
+        }
+    }
+
+    private void mark(long pointer, String rawType, byte rawRole) {
+        int target = headAllocation(pointer);
+        if (target < 0) {
+            return;
+        }
+        // owners are authoritative: a table or item array whose first element happens to point at a type
+        // object looked like an object in the first pass
+        type[target] = rawType;
+        role[target] = rawRole;
+    }
+
+    /** Block index of {@code v} in its area (v in a pool). */
+    private int blockIndex(long v) {
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                return (int) ((v - a.poolStart()) / bpb);
+            }
+        }
+        return -1;
+    }
+
+    private int containingAllocation(long v) {
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                int bl = (int) ((v - a.poolStart()) / bpb);
+                byte[] k = kinds[a.index()];
+                while (bl > 0 && k[bl] == TAIL) {
+                    bl--;
+                }
+                return allocAt[a.index()][bl];
+            }
+        }
+        return -1;
+    }
+
+    private String keyText(long key, QstrPools qstrs) {
+        if ((key & 7) == 2) {
+            return qstrs.display(key >>> 3);
+        }
+        if ((key & 1) == 1) {
+            return Long.toString(key >> 1);
+        }
+        int a = headAllocation(key);
+        if (a >= 0 && "str".equals(type[a])) {
+            return label[a];
+        }
+        return null;
+    }
+
+    private String floatLabel(long at) {
+        if (w == 8) {
+            long bits = mem.word(at);
+            return Double.toString(Double.longBitsToDouble(bits));
+        }
+        long bits = mem.word(at);
+        return Float.toString(Float.intBitsToFloat((int) bits));
+    }
+
+    private static String bytesRepr(byte[] bytes) {
+        StringBuilder s = new StringBuilder("b'");
+        for (byte x : bytes) {
+            int c = x & 0xff;
+            if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
+                s.append((char) c);
+            } else {
+                s.append(String.format(Locale.ROOT, "\\x%02x", c));
+            }
+        }
+        return s.append('\'').toString();
+    }
+
+    // ---- roots ----
+
+    /**
+     * The end of the GC's root range: the index of {@code vm.qstr_last_chunk}, recognised as a word pointing at
+     * a head block followed by {@code qstr_last_alloc} (bytes, fitting that allocation's block count) and
+     * {@code qstr_last_used <= qstr_last_alloc}.
+     */
+    private int findQstrLastChunk(long[] ctxWords, int lastPoolIndex, int limit) {
+        for (int j = Math.max(0, lastPoolIndex + 1); j + 2 < limit; j++) {
+            int a = headAllocation(ctxWords[j]);
+            if (a < 0) {
+                continue;
+            }
+            long alloc = ctxWords[j + 1];
+            long used = ctxWords[j + 2];
+            long bytes = (long) blocks[a] * bpb;
+            if (used > 0 && used <= alloc && alloc <= bytes && alloc > bytes - bpb) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    private Map<Integer, String> ctxFieldNames(long[] ctxWords, int lastPoolIndex, int rootEnd) {
+        Map<Integer, String> names = new HashMap<>();
+        if (lastPoolIndex >= 0) {
+            names.put(lastPoolIndex, "mp_state_ctx.vm.last_pool");
+        }
+        long dictType = symbols.address("mp_type_dict");
+        int found = 0;
+        for (int i = Math.max(0, lastPoolIndex); i + 3 < rootEnd && found < 2 && dictType >= 0; i++) {
+            if (ctxWords[i] == dictType) {
+                names.put(i + 3, found == 0 ? "mp_state_ctx.vm.mp_loaded_modules_dict.map.table"
+                    : "mp_state_ctx.vm.dict_main.map.table");
+                found++;
+                i += 3;
+            }
+        }
+        return names;
+    }
+
+    private long[] stackRange(long[] ctxWords, String source) {
+        long top = ctxWords[0];
+        if (top <= 0) {
+            return null;
+        }
+        if (options.stackStart() > 0) {
+            if (!mem.isMapped(options.stackStart(), (int) (top - options.stackStart()))) {
+                warnings.add("the memory images do not cover the stack " + hex(options.stackStart()) + ".." + hex(top));
+                return null;
+            }
+            return new long[] {options.stackStart(), top};
+        }
+        for (MemoryImage.Region r : mem.regions()) {
+            if (r.end() == top) {
+                return new long[] {r.base(), top};
+            }
+        }
+        MemoryImage.Region r = mem.regionOf(top - w, w);
+        if (r == null) {
+            warnings.add("no memory image holds the C stack below stack_top " + hex(top) + ": no stack roots");
+            return null;
+        }
+        long limit = ctxWords.length > 1 ? ctxWords[1] : 0;
+        long start = limit > 0 && limit < (1 << 24) ? top - limit : r.base();
+        start = Math.max(start, r.base());
+        for (GcHeapArea a : areas) {
+            if (a.poolEnd() <= top && a.poolEnd() > start) {
+                start = a.poolEnd();
+            }
+        }
+        start = (start + w - 1) / w * w;
+        warnings.add("stack scanned from stack_top - stack_limit (" + hex(start) + ".." + hex(top)
+            + "): stale words below sp may keep garbage alive; give the sp register to narrow it");
+        return new long[] {start, top};
+    }
+
+    private String sha256() {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (MemoryImage.Region r : mem.regions()) {
+                md.update(r.bytes());
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            return "";
+        }
+    }
+
+    static String hex(long v) {
+        return "0x" + Long.toHexString(v);
+    }
+}

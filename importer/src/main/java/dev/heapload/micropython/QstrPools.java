@@ -1,0 +1,219 @@
+package dev.heapload.micropython;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The interned strings (qstrs) of a MicroPython VM, decoded from the pool chain in RAM
+ * ({@code mp_state_ctx.vm.last_pool -> prev -> ...}), per shared/docs/formats/micropython-gc-heap.md §7:
+ * <ul>
+ *   <li>v1.19+ (commit 18b1ba086c): pool {@code {prev, total_prev_len (MSB = is_sorted since v1.22), alloc,
+ *       len, [hashes*], lengths*, qstrs[alloc]}}; {@code qstrs[i]} points at the bare NUL-terminated
+ *       characters;</li>
+ *   <li>v1.18 and older: {@code {prev, total_prev_len, alloc, len, qstrs[alloc]}}; {@code qstrs[i]} points at
+ *       {@code [hash][len][chars]\0} (hash 2 bytes on MicroPython v1.18, 1 on CircuitPython; length 1 byte),
+ *       detected from the data.</li>
+ * </ul>
+ * The pools of the firmware image ({@code mp_qstr_const_pool} …) are in ROM; without a ROM image their qstrs
+ * are only known by number ({@link #display} gives {@code qstr#N}).
+ */
+public final class QstrPools {
+
+    /** ROM pool symbols that end the chain. */
+    static final String[] ROM_POOLS = {"mp_qstr_const_pool", "mp_qstr_frozen_const_pool", "mp_qstr_const_pool_static"};
+
+    /** One pool in RAM: {@code qstrsAddress} is the address of {@code qstrs[0]}. */
+    public record Pool(long address, long totalPrevLen, long alloc, long len, long qstrsAddress) {
+    }
+
+    private final MemoryImage mem;
+    private final List<Pool> pools;
+    private final boolean legacy;
+    private final int legacyHashBytes;
+    private final long lastPool;
+    private final Map<Long, String> cache = new HashMap<>();
+
+    private QstrPools(MemoryImage mem, List<Pool> pools, boolean legacy, int legacyHashBytes, long lastPool) {
+        this.mem = mem;
+        this.pools = pools;
+        this.legacy = legacy;
+        this.legacyHashBytes = legacyHashBytes;
+        this.lastPool = lastPool;
+    }
+
+    /** An empty table (no pool found). */
+    static QstrPools none(MemoryImage mem) {
+        return new QstrPools(mem, List.of(), false, 0, -1);
+    }
+
+    /** The pools in RAM, newest first. */
+    public List<Pool> pools() {
+        return pools;
+    }
+
+    /** True for the v1.18-and-older pool format. */
+    public boolean legacyFormat() {
+        return legacy;
+    }
+
+    /** The value of {@code vm.last_pool}, or {@code -1} when not found. */
+    public long lastPool() {
+        return lastPool;
+    }
+
+    /** True when {@code address} is a ROM pool symbol. */
+    static boolean isRomPool(FirmwareSymbols symbols, long address) {
+        for (String name : ROM_POOLS) {
+            if (symbols.address(name) == address) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code candidate} is a {@code last_pool} value: a ROM pool, or a chain of RAM pools whose
+     * {@code prev} ends at a ROM pool within 256 steps.
+     */
+    static boolean isPoolChain(MemoryImage mem, FirmwareSymbols symbols, long candidate, java.util.function.LongPredicate isHeapHead) {
+        long p = candidate;
+        for (int steps = 0; steps < 256 && p > 0; steps++) {
+            if (isRomPool(symbols, p)) {
+                return true;
+            }
+            if (!isHeapHead.test(p)) {
+                return false;
+            }
+            p = mem.word(p);
+        }
+        return false;
+    }
+
+    /** Decodes the chain starting at {@code lastPool} (a value for which {@link #isPoolChain} is true). */
+    static QstrPools read(MemoryImage mem, FirmwareSymbols symbols, long lastPool) {
+        int w = mem.wordSize();
+        long msbMask = w == 8 ? Long.MAX_VALUE : 0x7fffffffL;
+        List<Pool> pools = new ArrayList<>();
+        boolean legacy = symbols.get("mp_qstr_const_hashes") == null && symbols.get("mp_qstr_const_lengths") == null;
+        boolean formatKnown = false;
+        long p = lastPool;
+        while (p > 0 && !isRomPool(symbols, p) && pools.size() < 256) {
+            long alloc = mem.word(p + 2L * w);
+            long len = mem.word(p + 3L * w);
+            long h4 = mem.word(p + 4L * w);
+            long qstrs;
+            if (h4 == p + 6L * w + alloc * w) {
+                qstrs = p + 6L * w;
+                legacy = false;
+                formatKnown = true;
+            } else if (h4 == p + 5L * w + alloc * w) {
+                qstrs = p + 5L * w;
+                legacy = false;
+                formatKnown = true;
+            } else {
+                qstrs = p + 4L * w;
+                if (!formatKnown) {
+                    legacy = true;
+                    formatKnown = true;
+                }
+            }
+            pools.add(new Pool(p, mem.word(p + w) & msbMask, alloc, len, qstrs));
+            p = mem.word(p);
+        }
+        int hashBytes = 2;
+        if (legacy) {
+            hashBytes = detectLegacyHashBytes(mem, pools);
+        }
+        return new QstrPools(mem, pools, legacy, hashBytes, lastPool);
+    }
+
+    private static int detectLegacyHashBytes(MemoryImage mem, List<Pool> pools) {
+        int[] votes = new int[3];
+        int w = mem.wordSize();
+        for (Pool pool : pools) {
+            for (int i = 0; i < Math.min(pool.len(), 16); i++) {
+                long s = mem.word(pool.qstrsAddress() + (long) i * w);
+                for (int hb = 1; hb <= 2; hb++) {
+                    int n = mem.u8(s + hb);
+                    if (n >= 0 && mem.u8(s + hb + 1 + n) == 0 && djb2(mem.bytes(s + hb + 1, n), hb) == hash(mem, s, hb)) {
+                        votes[hb]++;
+                    }
+                }
+            }
+        }
+        return votes[1] > votes[2] ? 1 : 2;
+    }
+
+    private static int hash(MemoryImage mem, long s, int bytes) {
+        return bytes == 1 ? mem.u8(s) : mem.u16(s);
+    }
+
+    /** The qstr hash (djb2 variant of py/qstr.c {@code qstr_compute_hash}) masked to {@code bytes} bytes. */
+    static int djb2(byte[] data, int bytes) {
+        if (data == null) {
+            return -2;
+        }
+        long h = 5381;
+        for (byte b : data) {
+            h = (h * 33) ^ (b & 0xff);
+        }
+        long mask = bytes == 1 ? 0xff : 0xffff;
+        h &= mask;
+        if (h == 0) {
+            h = 1;
+        }
+        return (int) h;
+    }
+
+    /** The text of qstr {@code q}, or {@code null} when it lives in ROM (or is out of range). */
+    public String text(long q) {
+        if (cache.containsKey(q)) {
+            return cache.get(q);
+        }
+        String s = null;
+        int w = mem.wordSize();
+        for (Pool pool : pools) {
+            if (pool.totalPrevLen() <= q) {
+                long i = q - pool.totalPrevLen();
+                if (i < pool.len()) {
+                    long at = mem.word(pool.qstrsAddress() + i * w);
+                    s = legacy ? legacyString(at) : cString(at);
+                }
+                break;
+            }
+        }
+        cache.put(q, s);
+        return s;
+    }
+
+    /** The text of qstr {@code q}, or {@code qstr#q} for a ROM qstr. */
+    public String display(long q) {
+        String s = text(q);
+        return s != null ? s : "qstr#" + q;
+    }
+
+    private String cString(long at) {
+        int n = 0;
+        while (n < 4096) {
+            int c = mem.u8(at + n);
+            if (c <= 0) {
+                break;
+            }
+            n++;
+        }
+        byte[] b = mem.bytes(at, n);
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    private String legacyString(long at) {
+        int n = mem.u8(at + legacyHashBytes);
+        if (n < 0) {
+            return null;
+        }
+        byte[] b = mem.bytes(at + legacyHashBytes + 1, n);
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+}
