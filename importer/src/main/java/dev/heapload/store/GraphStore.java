@@ -232,14 +232,20 @@ public final class GraphStore implements AutoCloseable {
         if (catalog.find(id) != null && !replace) {
             throw new SnapshotExistsException(id, dir.toString());
         }
+        Catalog.Entry entry = entryOf(snapshot);
+        rebuild(catalog.with(entry), entry, snapshot, progress);
+    }
+
+    /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
+    static Catalog.Entry entryOf(HeapSnapshot snapshot) {
+        String id = snapshot.info().id();
         long objectBytes = snapshot.totalShallowBytes();
         long vmTotal = snapshot.info().vmTotalBytes();
         SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
             snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
             snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
             snapshot.analysis() instanceof HeapAnalysis);
-        Catalog.Entry entry = new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
-        rebuild(catalog.with(entry), entry, snapshot, progress);
+        return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
     }
 
     /** {@link #delete(String, Progress)} without progress reports. */
@@ -362,7 +368,7 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
-    private static void checkAnalysis(HeapSnapshot snapshot) {
+    static void checkAnalysis(HeapSnapshot snapshot) {
         if (snapshot.analysis() instanceof HeapAnalysis a) {
             int n = snapshot.objectCount();
             if (a.reachable().length != n || a.distance().length != n || a.retainedBy().length != n
