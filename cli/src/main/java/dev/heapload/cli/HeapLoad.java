@@ -12,6 +12,7 @@ import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -56,6 +57,9 @@ public final class HeapLoad implements Callable<Integer> {
         description = "Draw progress bars on stderr for phases longer than a second (default: when stderr is a terminal).")
     boolean progress;
 
+    @CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -69,6 +73,10 @@ public final class HeapLoad implements Callable<Integer> {
         }
         if (name != null) {
             checkSnapshotId(name);
+        }
+        bolt.check(spec);
+        if (bolt.remote()) {
+            return loadRemote();
         }
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
@@ -125,7 +133,12 @@ public final class HeapLoad implements Callable<Integer> {
                 out.println();
             }
             if (snapshots.size() >= 2) {
-                printLeakAnswer(store, ids.get(0), ids.get(ids.size() - 1), out);
+                String baseline = ids.get(0);
+                String target = ids.get(ids.size() - 1);
+                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
+                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                printLeakAnswer(result, baseline, target, "", out);
             }
         } finally {
             try {
@@ -144,12 +157,8 @@ public final class HeapLoad implements Callable<Integer> {
      * The leak answer for two snapshots: the saved query {@code leak-groups} with the first file as baseline and
      * the last as target, its top groups with their one-line-per-hop retention paths, and the next commands.
      */
-    private static void printLeakAnswer(GraphStore store, String baseline, String target, PrintStream out)
-        throws Exception {
-        var library = dev.heapload.queries.QueryLibrary.builtIn();
-        var query = library.get("leak-groups");
-        var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
-            Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+    private static void printLeakAnswer(dev.heapload.queries.QueryResult result, String baseline, String target,
+                                        String storeOptions, PrintStream out) {
         List<String> columns = result.columns();
         int objects = columns.indexOf("objects");
         int newBytes = columns.indexOf("newBytes");
@@ -180,10 +189,70 @@ public final class HeapLoad implements Callable<Integer> {
             }
         }
         out.println("next:");
-        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target);
-        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target);
-        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS");
-        out.println("  heapload serve      (Neo4j Browser on the store)");
+        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
+        if (storeOptions.isEmpty()) {
+            out.println("  heapload serve      (Neo4j Browser on the store)");
+        }
+    }
+
+    /**
+     * The load over Bolt ({@code --uri}): connects first (an unreachable server fails before any file is read),
+     * refuses existing ids, reads and analyses every file, then loads each with {@link RemoteGraphStore}.
+     */
+    private int loadRemote() throws Exception {
+        PrintStream out = System.out;
+        TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        try (RemoteGraphStore remote = bolt.connect()) {
+            List<String> ids = new java.util.ArrayList<>();
+            for (Path file : files) {
+                String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
+                if (ids.contains(id)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
+                        + id + "'; load them one at a time with --name");
+                }
+                ids.add(id);
+                if (!replace && remote.snapshot(id).isPresent()) {
+                    throw new SnapshotExistsException(id, remote.uri());
+                }
+            }
+            List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars);
+                HeapAnalyzer.analyze(snapshot, bars);
+                snapshots.add(snapshot);
+            }
+            Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
+            for (HeapSnapshot snapshot : snapshots) {
+                bars.reset();
+                remote.load(snapshot, replace, bars);
+                bars.end();
+                LoadReport.print(snapshot, out);
+                out.println("  store: " + remote.uri() + (remote.database() == null ? "" : " database " + remote.database()));
+                Map<String, Long> times = new java.util.LinkedHashMap<>();
+                String readPhase = "read " + fileNameOf(snapshot);
+                if (readTimes.containsKey(readPhase)) {
+                    times.put(readPhase, readTimes.get(readPhase));
+                }
+                if (readTimes.containsKey("analyse")) {
+                    times.put(snapshots.size() == 1 ? "analyse" : "analyse (all files)", readTimes.get("analyse"));
+                }
+                times.putAll(bars.phaseNanos());
+                TerminalProgress.printTimes(out, times);
+                out.println();
+            }
+            if (snapshots.size() >= 2) {
+                String baseline = ids.get(0);
+                String target = ids.get(ids.size() - 1);
+                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
+                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
+                    + (remote.database() == null ? "" : " --database " + remote.database()), out);
+            }
+        }
+        return 0;
     }
 
     private static String fileNameOf(HeapSnapshot snapshot) {
