@@ -204,6 +204,9 @@ public final class HeapLoad implements Callable<Integer> {
     private int loadRemote() throws Exception {
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        Thread interruptNotice = new Thread(() -> System.err.println("heapload: interrupted; the snapshot being loaded "
+            + "stays invisible on the server and the next load removes what it wrote"));
+        Runtime.getRuntime().addShutdownHook(interruptNotice);
         try (RemoteGraphStore remote = bolt.connect()) {
             List<String> ids = new java.util.ArrayList<>();
             for (Path file : files) {
@@ -250,6 +253,12 @@ public final class HeapLoad implements Callable<Integer> {
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
                     + (remote.database() == null ? "" : " --database " + remote.database()), out);
+            }
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interruptNotice);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is already exiting: the notice runs
             }
         }
         return 0;

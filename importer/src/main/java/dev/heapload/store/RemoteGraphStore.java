@@ -29,6 +29,7 @@ import org.neo4j.driver.SessionConfig;
 import org.neo4j.driver.TransactionCallback;
 import org.neo4j.driver.Value;
 import org.neo4j.driver.exceptions.AuthenticationException;
+import org.neo4j.driver.exceptions.Neo4jException;
 import org.neo4j.driver.exceptions.ServiceUnavailableException;
 import org.neo4j.internal.id.IdSequence;
 
@@ -351,6 +352,9 @@ public final class RemoteGraphStore implements AutoCloseable {
         }
         if (e instanceof IllegalStateException && String.valueOf(e.getMessage()).contains("closed")) {
             return new IOException("Neo4j at " + uri + ": the connection was closed while " + what);
+        }
+        if (e instanceof Neo4jException n && "Neo.ClientError.Database.DatabaseNotFound".equals(n.code())) {
+            return new IOException("Neo4j at " + uri + " has no database '" + database + "'");
         }
         String db = database == null ? "" : " (database " + database + ")";
         return new IOException("Neo4j at " + uri + db + " failed while " + what + ": " + firstLine(e.getMessage()));

@@ -235,6 +235,9 @@ class RemoteGraphStoreTest {
             () -> RemoteGraphStore.connect("bolt://127.0.0.1:" + port, "neo4j", null, null));
         assertTrue(e.getMessage().startsWith("cannot reach Neo4j at bolt://127.0.0.1:" + port + ": "), e.getMessage());
         assertFalse(e.getMessage().contains("\n"));
+        IOException noDb = assertThrows(IOException.class,
+            () -> RemoteGraphStore.on(driver, "bolt://test", "nosuch").snapshots());
+        assertEquals("Neo4j at bolt://test has no database 'nosuch'", noDb.getMessage());
         IOException bad = assertThrows(IOException.class, () -> RemoteGraphStore.connect("http://x", "neo4j", null, null));
         assertTrue(bad.getMessage().startsWith("cannot use Neo4j URI http://x: "), bad.getMessage());
     }
