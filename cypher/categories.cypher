@@ -10,28 +10,29 @@
 // of the snapshot with no counterpart in the baseline: same address, type and category, and size for strings)
 // and freedObjects (baseline objects of the category that are gone: baselineObjects - (objects - newObjects)).
 // Without a baseline those columns are null. topRetainers: the category's reachable objects with the largest
-// retained size, as "type address retainedSize".
-CALL {
-  MATCH (o:Object {snapshot: $snapshot})
-  WITH o, CASE WHEN $baseline = '' THEN false ELSE NOT EXISTS {
-      MATCH (b:Object {snapshot: $baseline, address: o.address})
-      WHERE b.type = o.type AND coalesce(b.category, -1) = coalesce(o.category, -1)
-        AND (o.type <> 'string' OR b.size = o.size) } END AS isNew
-  RETURN o.category AS category, count(o) AS objects, sum(o.size) AS bytes, 0 AS baselineObjects, 0 AS baselineBytes,
-         count(CASE WHEN isNew THEN 1 END) AS newObjects, sum(CASE WHEN isNew THEN o.size ELSE 0 END) AS newBytes
+// retained size, as "type address retainedSize" (at most 100: ranked per category at load time).
+MATCH (s:Snapshot {id: $snapshot})
+CALL (s) {
+  MATCH (s)-[:HAS_STATS]->(st:Stats)
+  RETURN st.category AS category, sum(st.objects) AS objects, sum(st.bytes) AS bytes, 0 AS baselineObjects,
+         0 AS baselineBytes, 0 AS newObjects, 0 AS newBytes
   UNION ALL
-  MATCH (b:Object {snapshot: $baseline})
-  RETURN b.category AS category, 0 AS objects, 0 AS bytes, count(b) AS baselineObjects, sum(b.size) AS baselineBytes,
-         0 AS newObjects, 0 AS newBytes
+  MATCH (:Snapshot {id: $baseline})-[:HAS_STATS]->(st:Stats)
+  RETURN st.category AS category, 0 AS objects, 0 AS bytes, sum(st.objects) AS baselineObjects,
+         sum(st.bytes) AS baselineBytes, 0 AS newObjects, 0 AS newBytes
+  UNION ALL
+  MATCH (:Diff {baseline: $baseline, target: $snapshot})-[:HAS_NEW_OBJECTS]->(n:NewObjects)
+  RETURN n.category AS category, 0 AS objects, 0 AS bytes, 0 AS baselineObjects, 0 AS baselineBytes,
+         sum(n.objects) AS newObjects, sum(n.bytes) AS newBytes
 }
-WITH category, sum(objects) AS objects, sum(bytes) AS bytes, sum(baselineObjects) AS baselineObjects,
+WITH s, category, sum(objects) AS objects, sum(bytes) AS bytes, sum(baselineObjects) AS baselineObjects,
      sum(baselineBytes) AS baselineBytes, sum(newObjects) AS newObjects, sum(newBytes) AS newBytes
-OPTIONAL MATCH (:Snapshot {id: $snapshot})-[:HAS_CATEGORY]->(c:Category {id: category})
+OPTIONAL MATCH (s)-[:HAS_CATEGORY]->(c:Category {id: category})
 OPTIONAL MATCH (:Snapshot {id: $baseline})-[:HAS_CATEGORY]->(bc:Category {id: category})
-CALL (category) {
-  MATCH (o:Object {snapshot: $snapshot})
-  WHERE o.reachable AND coalesce(o.category, -1) = coalesce(category, -1)
-  WITH o ORDER BY o.retainedSize DESC, o.address LIMIT $top
+CALL (s, category) {
+  OPTIONAL MATCH (s)-[t:CATEGORY_TOP_RETAINER]->(o:Object)
+  WHERE coalesce(t.category, -1) = coalesce(category, -1) AND t.rank <= $top
+  WITH o ORDER BY t.rank
   RETURN collect(o.type + ' ' + o.address + ' ' + toString(o.retainedSize)) AS topRetainers
 }
 WITH category, c, bc, objects, bytes, baselineObjects, baselineBytes, newObjects, newBytes, topRetainers,

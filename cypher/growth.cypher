@@ -7,21 +7,16 @@
 //
 // "Present in both": same address, type and memory category (and size, for strings). refs: outgoing REF
 // (strong references). Ordered by sizeGrowth, then refsGrowth. path: retention path in the target, root first.
-MATCH (t:Object {snapshot: $target})
-MATCH (b:Object {snapshot: $baseline, address: t.address})
-WHERE b.type = t.type AND coalesce(b.category, -1) = coalesce(t.category, -1)
-  AND (t.type <> 'string' OR b.size = t.size)
-WITH t, b, COUNT { (b)-[:REF]->() } AS refsBefore, COUNT { (t)-[:REF]->() } AS refsAfter
-WHERE t.size > b.size OR refsAfter > refsBefore
-WITH t, b, refsBefore, refsAfter
-ORDER BY t.size - b.size DESC, refsAfter - refsBefore DESC, t.address
-LIMIT $top
+// Reads the pair's GREW relationships (the 1000 largest growths, ranked at load time): top is at most 1000.
+MATCH (:Diff {baseline: $baseline, target: $target})-[g:GREW]->(t:Object)
+WHERE g.rank <= $top
+WITH t, g
 OPTIONAL CALL (t) {
   MATCH p = (t)-[:RETAINED_BY*0..]->(r:Object)
   WHERE r.rootName IS NOT NULL
   RETURN [r.rootName] + [rel IN reverse(relationships(p)) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
 }
 RETURN t.address AS address, t.type AS type, t.category AS category, t.label AS label,
-       b.size AS sizeBefore, t.size AS sizeAfter, t.size - b.size AS sizeGrowth,
-       refsBefore, refsAfter, refsAfter - refsBefore AS refsGrowth, path
+       g.sizeBefore AS sizeBefore, t.size AS sizeAfter, t.size - g.sizeBefore AS sizeGrowth,
+       g.refsBefore AS refsBefore, g.refsAfter AS refsAfter, g.refsAfter - g.refsBefore AS refsGrowth, path
 ORDER BY sizeGrowth DESC, refsGrowth DESC, address

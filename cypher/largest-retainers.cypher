@@ -5,9 +5,10 @@
 // columns: address, type, label, size, retainedSize, path
 //
 // path: names from the root to the object: the root's name, then per hop the reference's name or [kind].
-MATCH (o:Object {snapshot: $snapshot})
-WHERE o.reachable
-WITH o ORDER BY o.retainedSize DESC, o.address LIMIT $top
+// Reads the snapshot's TOP_RETAINER relationships (the 1000 largest, ranked at load time): top is at most 1000.
+MATCH (:Snapshot {id: $snapshot})-[t:TOP_RETAINER]->(o:Object)
+WHERE t.rank <= $top
+WITH o
 MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
 WHERE r.rootName IS NOT NULL
 RETURN o.address AS address, o.type AS type, o.label AS label, o.size AS size, o.retainedSize AS retainedSize,

@@ -5,19 +5,22 @@
 //
 // One row 'all', then one row per type (key: the type), then one per memory category (key: "ID name").
 // bytes are shallow sizes; reachableBytes counts objects an exported root reaches over strong references.
-CALL {
-  MATCH (o:Object {snapshot: $snapshot})
-  RETURN 0 AS ord, 'all' AS by, '' AS key, count(o) AS objects, sum(o.size) AS bytes,
-         sum(CASE WHEN o.reachable THEN o.size ELSE 0 END) AS reachableBytes
+// Reads the snapshot's Stats nodes (per type and category, computed at load time). No rows: no such snapshot.
+MATCH (s:Snapshot {id: $snapshot})-[:HAS_STATS]->(st:Stats)
+WITH s, collect(st) AS stats
+CALL (s, stats) {
+  UNWIND stats AS st
+  RETURN 0 AS ord, 'all' AS by, '' AS key, sum(st.objects) AS objects, sum(st.bytes) AS bytes,
+         sum(st.reachableBytes) AS reachableBytes
   UNION ALL
-  MATCH (o:Object {snapshot: $snapshot})
-  RETURN 1 AS ord, 'type' AS by, o.type AS key, count(o) AS objects, sum(o.size) AS bytes,
-         sum(CASE WHEN o.reachable THEN o.size ELSE 0 END) AS reachableBytes
+  UNWIND stats AS st
+  RETURN 1 AS ord, 'type' AS by, st.type AS key, sum(st.objects) AS objects, sum(st.bytes) AS bytes,
+         sum(st.reachableBytes) AS reachableBytes
   UNION ALL
-  MATCH (o:Object {snapshot: $snapshot})
-  WITH o.category AS category, count(o) AS objects, sum(o.size) AS bytes,
-       sum(CASE WHEN o.reachable THEN o.size ELSE 0 END) AS reachableBytes
-  OPTIONAL MATCH (:Snapshot {id: $snapshot})-[:HAS_CATEGORY]->(c:Category {id: category})
+  UNWIND stats AS st
+  WITH s, st.category AS category, sum(st.objects) AS objects, sum(st.bytes) AS bytes,
+       sum(st.reachableBytes) AS reachableBytes
+  OPTIONAL MATCH (s)-[:HAS_CATEGORY]->(c:Category {id: category})
   RETURN 2 AS ord, 'category' AS by, trim(coalesce(toString(category), '-') + ' ' + coalesce(c.name, '')) AS key,
          objects, bytes, reachableBytes
 }

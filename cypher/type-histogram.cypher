@@ -4,9 +4,8 @@
 // columns: type, objects, bytes, reachableObjects, reachableBytes, maxRetainedSize
 //
 // bytes: shallow sizes. Ordered by bytes, largest first.
-MATCH (o:Object {snapshot: $snapshot})
-RETURN o.type AS type, count(o) AS objects, sum(o.size) AS bytes,
-       count(CASE WHEN o.reachable THEN 1 END) AS reachableObjects,
-       sum(CASE WHEN o.reachable THEN o.size ELSE 0 END) AS reachableBytes,
-       max(o.retainedSize) AS maxRetainedSize
+MATCH (:Snapshot {id: $snapshot})-[:HAS_STATS]->(st:Stats)
+RETURN st.type AS type, sum(st.objects) AS objects, sum(st.bytes) AS bytes,
+       sum(st.reachableObjects) AS reachableObjects, sum(st.reachableBytes) AS reachableBytes,
+       max(st.maxRetainedSize) AS maxRetainedSize
 ORDER BY bytes DESC, type

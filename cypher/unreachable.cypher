@@ -4,8 +4,9 @@
 // columns: type, objects, bytes, weaklyReferenced
 //
 // weaklyReferenced: how many of them a reachable object still points to over a weak reference (see weak-only).
-MATCH (o:Object {snapshot: $snapshot})
-WHERE NOT o.reachable
-WITH o, EXISTS { MATCH (h:Object)-[:WEAK_REF]->(o) WHERE h.reachable } AS weak
-RETURN o.type AS type, count(o) AS objects, sum(o.size) AS bytes, count(CASE WHEN weak THEN 1 END) AS weaklyReferenced
+MATCH (:Snapshot {id: $snapshot})-[:HAS_STATS]->(st:Stats)
+WITH st.type AS type, sum(st.objects - st.reachableObjects) AS objects, sum(st.bytes - st.reachableBytes) AS bytes,
+     sum(st.weakOnlyObjects) AS weaklyReferenced
+WHERE objects > 0
+RETURN type, objects, bytes, weaklyReferenced
 ORDER BY bytes DESC, type

@@ -5,9 +5,10 @@
 // columns: address, type, category, label, size, weakHolders, holderAddress, holderType, via
 //
 // One row per such object, largest first; holder*/via describe one of its reachable weak holders
-// (lowest address) and the weak reference's name or [kind].
-MATCH (o:Object {snapshot: $snapshot})<-[w:WEAK_REF]-(h:Object)
-WHERE NOT o.reachable AND h.reachable
+// (lowest address) and the weak reference's name or [kind]. Such objects carry the label :WeakOnly (set at load time).
+MATCH (:Snapshot {id: $snapshot})
+MATCH (o:WeakOnly {snapshot: $snapshot})<-[w:WEAK_REF]-(h:Object)
+WHERE h.reachable
 WITH o, h, w ORDER BY h.address
 WITH o, count(h) AS weakHolders, collect({h: h, w: w})[0] AS first
 RETURN o.address AS address, o.type AS type, o.category AS category, o.label AS label, o.size AS size,

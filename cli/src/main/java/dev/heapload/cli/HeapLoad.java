@@ -82,7 +82,7 @@ public final class HeapLoad implements Callable<Integer> {
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
         GraphStore store = null;
         Thread interruptNotice = new Thread(() -> System.err.println(
-            "heapload: interrupted; the store keeps only the snapshots loaded before this one"));
+            "heapload: interrupted; the store is as it was before this command"));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
         try {
             // refuse existing ids before spending time on reading; the store is created only once the
@@ -103,7 +103,7 @@ public final class HeapLoad implements Callable<Integer> {
                 }
             }
             // every file is read and analysed before the store changes, so a bad file anywhere in the list
-            // leaves the store as it was; then each snapshot is loaded all-or-nothing, in order
+            // leaves the store as it was; then all of them are loaded in one all-or-nothing rebuild
             List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
             for (int i = 0; i < files.size(); i++) {
                 HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars);
@@ -114,24 +114,19 @@ public final class HeapLoad implements Callable<Integer> {
             if (store == null) {
                 store = GraphStore.open(db);
             }
+            // one rebuild for all files: one import instead of one per file
+            bars.reset();
+            store.load(snapshots, replace, bars);
+            bars.end();
             for (HeapSnapshot snapshot : snapshots) {
-                bars.reset();
-                store.load(snapshot, replace, bars);
-                bars.end();
                 LoadReport.print(snapshot, out);
                 out.println("  store: " + db.toAbsolutePath().normalize());
-                Map<String, Long> times = new java.util.LinkedHashMap<>();
-                String readPhase = "read " + fileNameOf(snapshot);
-                if (readTimes.containsKey(readPhase)) {
-                    times.put(readPhase, readTimes.get(readPhase));
-                }
-                if (readTimes.containsKey("analyse")) {
-                    times.put(snapshots.size() == 1 ? "analyse" : "analyse (all files)", readTimes.get("analyse"));
-                }
-                times.putAll(bars.phaseNanos());
-                TerminalProgress.printTimes(out, times);
                 out.println();
             }
+            Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
+            times.putAll(bars.phaseNanos());
+            TerminalProgress.printTimes(out, times);
+            out.println();
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
@@ -227,24 +222,19 @@ public final class HeapLoad implements Callable<Integer> {
                 snapshots.add(snapshot);
             }
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
+            // all files in one load: one all-or-nothing step, with the comparisons between them
+            bars.reset();
+            remote.load(snapshots, replace, bars);
+            bars.end();
             for (HeapSnapshot snapshot : snapshots) {
-                bars.reset();
-                remote.load(snapshot, replace, bars);
-                bars.end();
                 LoadReport.print(snapshot, out);
                 out.println("  store: " + remote.uri() + (remote.database() == null ? "" : " database " + remote.database()));
-                Map<String, Long> times = new java.util.LinkedHashMap<>();
-                String readPhase = "read " + fileNameOf(snapshot);
-                if (readTimes.containsKey(readPhase)) {
-                    times.put(readPhase, readTimes.get(readPhase));
-                }
-                if (readTimes.containsKey("analyse")) {
-                    times.put(snapshots.size() == 1 ? "analyse" : "analyse (all files)", readTimes.get("analyse"));
-                }
-                times.putAll(bars.phaseNanos());
-                TerminalProgress.printTimes(out, times);
                 out.println();
             }
+            Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
+            times.putAll(bars.phaseNanos());
+            TerminalProgress.printTimes(out, times);
+            out.println();
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
@@ -262,11 +252,6 @@ public final class HeapLoad implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    private static String fileNameOf(HeapSnapshot snapshot) {
-        Path source = Path.of(snapshot.info().source());
-        return source.getFileName() == null ? snapshot.info().source() : source.getFileName().toString();
     }
 
     /**

@@ -21,10 +21,12 @@ import dev.heapload.model.HeapSnapshot;
  * the address alone.)
  *
  * @param isNew          per target object id: true when it has no counterpart in the baseline
+ * @param sameAddress    per target object id: the baseline object id at the same address, or -1; for an object
+ *                       that is not new this is its counterpart, for a new one a reused address
  * @param newCount       number of new objects
  * @param reusedAddresses new objects whose address existed in the baseline (address reuse)
  */
-public record SnapshotDiff(boolean[] isNew, int newCount, int reusedAddresses) {
+public record SnapshotDiff(boolean[] isNew, int[] sameAddress, int newCount, int reusedAddresses) {
 
     /**
      * Compares {@code target} against {@code baseline}.
@@ -48,10 +50,12 @@ public record SnapshotDiff(boolean[] isNew, int newCount, int reusedAddresses) {
         }
         int n = target.objectCount();
         boolean[] isNew = new boolean[n];
+        int[] sameAddress = new int[n];
         int count = 0;
         int reused = 0;
         for (int o = 0; o < n; o++) {
             int b = opaque ? byText.getIfAbsent(target.address(o), -1) : byKey.getIfAbsent(target.addressKey(o), -1);
+            sameAddress[o] = b;
             boolean same = b >= 0 && baseline.type(b).equals(target.type(o))
                 && baseline.category(b) == target.category(o)
                 && (!"string".equals(target.type(o)) || baseline.shallowSize(b) == target.shallowSize(o));
@@ -63,6 +67,6 @@ public record SnapshotDiff(boolean[] isNew, int newCount, int reusedAddresses) {
                 }
             }
         }
-        return new SnapshotDiff(isNew, count, reused);
+        return new SnapshotDiff(isNew, sameAddress, count, reused);
     }
 }

@@ -166,6 +166,21 @@ public final class HeapSnapshot {
         return firstReference[object];
     }
 
+    /** Source object id of a reference: the object whose reference range holds it (binary search, O(log objects)). */
+    public int referenceSource(int reference) {
+        int lo = 0;
+        int hi = objectCount() - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (firstReference[mid] <= reference) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
     /** Target object id of a reference. */
     public int referenceTarget(int reference) {
         return targets[reference];

@@ -64,6 +64,11 @@ final class Catalog {
         return null;
     }
 
+    /** The same entries under another generation number. */
+    Catalog withGeneration(long g) {
+        return new Catalog(g, entries);
+    }
+
     /** A copy of the next generation with {@code entry} added, or put in place of the entry with its id. */
     Catalog with(Entry entry) {
         List<Entry> list = new ArrayList<>(entries);

@@ -2,6 +2,7 @@ package dev.heapload.store;
 
 import java.io.IOException;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.neo4j.batchimport.api.InputIterable;
@@ -15,6 +16,8 @@ import org.neo4j.batchimport.api.input.PropertySizeCalculator;
 import org.neo4j.batchimport.api.input.ReadableGroups;
 
 import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.analysis.SnapshotComparison;
+import dev.heapload.analysis.SnapshotStatistics;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.MemoryCategory;
 
@@ -38,31 +41,61 @@ final class GraphInput implements Input {
         HeapSnapshot get() throws IOException;
     }
 
-    /** One snapshot of the graph: its catalog entry and where its model comes from. */
-    record Part(Catalog.Entry entry, Source source) {
+    /**
+     * One snapshot of the graph: its catalog entry, where its model comes from, and its precomputed
+     * statistics ({@code null} when the snapshot was not analysed).
+     */
+    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
+    }
+
+    /** The comparison of two snapshots, by their indexes in the parts list. */
+    record Pair(int baseline, int target, SnapshotComparison comparison) {
     }
 
     private enum Segment {
-        OBJECTS, SNAPSHOT, CATEGORIES,
-        REFERENCES, ROOTS, HAS_CATEGORY, RETAINED_BY
+        OBJECTS, SNAPSHOT, CATEGORIES, STATS,
+        REFERENCES, ROOTS, HAS_CATEGORY, RETAINED_BY, HAS_STATS, TOP_RETAINER, CATEGORY_TOP_RETAINER,
+        DIFF, NEW_OBJECTS, LEAK_GROUPS,
+        DIFF_SNAPSHOTS, HAS_NEW_OBJECTS, HAS_LEAK_GROUP, EXAMPLE, GREW
     }
 
-    private static final Segment[] NODE_SEGMENTS = {Segment.OBJECTS, Segment.SNAPSHOT, Segment.CATEGORIES};
-    private static final Segment[] RELATIONSHIP_SEGMENTS =
-        {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY, Segment.RETAINED_BY};
+    private static final Segment[] NODE_SEGMENTS = {Segment.OBJECTS, Segment.SNAPSHOT, Segment.CATEGORIES,
+        Segment.STATS, Segment.DIFF, Segment.NEW_OBJECTS, Segment.LEAK_GROUPS};
+    private static final Segment[] RELATIONSHIP_SEGMENTS = {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY,
+        Segment.RETAINED_BY, Segment.HAS_STATS, Segment.TOP_RETAINER, Segment.CATEGORY_TOP_RETAINER,
+        Segment.DIFF_SNAPSHOTS, Segment.HAS_NEW_OBJECTS, Segment.HAS_LEAK_GROUP, Segment.EXAMPLE, Segment.GREW};
 
     private final List<Part> parts;
+    private final List<Pair> pairs;
     private final long[] nodeBase;
+    private final long[] pairBase;
     private final long nodeCount;
 
+    /** A graph of snapshots without comparisons. */
     GraphInput(List<Part> parts) {
+        this(parts, List.of());
+    }
+
+    /**
+     * @param parts the snapshots, in catalog order
+     * @param pairs comparisons between them (indexes into {@code parts})
+     */
+    GraphInput(List<Part> parts, List<Pair> pairs) {
         this.parts = List.copyOf(parts);
+        this.pairs = List.copyOf(pairs);
         this.nodeBase = new long[parts.size()];
+        this.pairBase = new long[pairs.size()];
         long base = 0;
         for (int i = 0; i < parts.size(); i++) {
             nodeBase[i] = base;
-            Catalog.Entry e = parts.get(i).entry();
-            base += e.summary().objectCount() + 1 + e.categoryCount();
+            Part p = parts.get(i);
+            Catalog.Entry e = p.entry();
+            base += e.summary().objectCount() + 1 + e.categoryCount() + (p.stats() == null ? 0 : p.stats().buckets().size());
+        }
+        for (int i = 0; i < pairs.size(); i++) {
+            pairBase[i] = base;
+            SnapshotComparison c = pairs.get(i).comparison();
+            base += 1 + c.newBuckets().size() + c.leakGroups().size();
         }
         this.nodeCount = base;
     }
@@ -102,7 +135,7 @@ final class GraphInput implements Input {
             SnapshotSummary s = p.entry().summary();
             long n = s.objectCount();
             int c = p.entry().categoryCount();
-            rels += s.referenceCount() + c + (s.analysed() ? 2 * n : 0);
+            rels += s.referenceCount() + c + (s.analysed() ? n : 0);
             nodeProps += n * (s.analysed() ? 9 : 6) + 9 + 4L * c;
             relProps += 2 * s.referenceCount() + (s.analysed() ? 2 * n : 0);
             labels += 2 * n + 1 + c;
@@ -120,9 +153,14 @@ final class GraphInput implements Input {
         final long snapshotNode;
         final long categoryBase;
         final String[][] labelsByType;
+        final String[][] weakOnlyLabels;
         final String[] typeNames;
         final String[] kinds;
         final MemoryCategory[] categories;
+        final SnapshotStatistics stats;
+        final long statsBase;
+        /** Per-category top retainers flattened: category id, rank, object id. */
+        final int[][] categoryTop;
 
         Loaded(Part part, long base) throws IOException {
             this.snapshot = part.source().get();
@@ -149,7 +187,23 @@ final class GraphInput implements Input {
                     ? new String[] {GraphSchema.OBJECT}
                     : new String[] {GraphSchema.OBJECT, label};
             }
+            this.weakOnlyLabels = new String[typeNames.length][];
+            for (int t = 0; t < typeNames.length; t++) {
+                weakOnlyLabels[t] = java.util.Arrays.copyOf(labelsByType[t], labelsByType[t].length + 1);
+                weakOnlyLabels[t][labelsByType[t].length] = GraphSchema.WEAK_ONLY;
+            }
             this.categories = snapshot.info().categories().values().toArray(MemoryCategory[]::new);
+            this.stats = analysis == null ? null : part.stats();
+            this.statsBase = categoryBase + categories.length;
+            List<int[]> top = new ArrayList<>();
+            if (stats != null) {
+                stats.topRetainersByCategory().forEach((category, objects) -> {
+                    for (int rank = 0; rank < objects.length; rank++) {
+                        top.add(new int[] {category, rank + 1, objects[rank]});
+                    }
+                });
+            }
+            this.categoryTop = top.toArray(int[][]::new);
         }
 
         long count(Segment segment) {
@@ -160,6 +214,43 @@ final class GraphInput implements Input {
                 case REFERENCES -> snapshot.referenceCount();
                 case ROOTS -> snapshot.roots().size();
                 case RETAINED_BY -> analysis == null ? 0 : snapshot.objectCount();
+                case STATS, HAS_STATS -> stats == null ? 0 : stats.buckets().size();
+                case TOP_RETAINER -> stats == null ? 0 : stats.topRetainers().length;
+                case CATEGORY_TOP_RETAINER -> categoryTop.length;
+                default -> 0;
+            };
+        }
+    }
+
+    /** A comparison while the importer is in it. */
+    private final class LoadedPair {
+        final SnapshotComparison c;
+        final String baseline;
+        final String target;
+        final long node;
+        final long baselineSnapshotNode;
+        final long targetSnapshotNode;
+        final long targetBase;
+
+        LoadedPair(int index) {
+            Pair p = pairs.get(index);
+            this.c = p.comparison();
+            this.baseline = parts.get(p.baseline()).entry().summary().id();
+            this.target = parts.get(p.target()).entry().summary().id();
+            this.node = pairBase[index];
+            this.baselineSnapshotNode = nodeBase[p.baseline()] + parts.get(p.baseline()).entry().summary().objectCount();
+            this.targetBase = nodeBase[p.target()];
+            this.targetSnapshotNode = targetBase + parts.get(p.target()).entry().summary().objectCount();
+        }
+
+        long count(Segment segment) {
+            return switch (segment) {
+                case DIFF -> 1;
+                case DIFF_SNAPSHOTS -> 2;
+                case NEW_OBJECTS, HAS_NEW_OBJECTS -> c.newBuckets().size();
+                case LEAK_GROUPS, HAS_LEAK_GROUP, EXAMPLE -> c.leakGroups().size();
+                case GREW -> c.growth().size();
+                default -> 0;
             };
         }
     }
@@ -171,6 +262,7 @@ final class GraphInput implements Input {
         private int segment;
         private long position;
         private Loaded loaded;
+        private LoadedPair loadedPair;
 
         Iterator(Segment[] segments) {
             this.segments = segments;
@@ -184,27 +276,32 @@ final class GraphInput implements Input {
         @Override
         public synchronized boolean next(InputChunk chunk) throws IOException {
             while (true) {
-                if (loaded == null) {
+                if (loaded == null && loadedPair == null) {
                     part++;
-                    if (part >= parts.size()) {
+                    if (part >= parts.size() + pairs.size()) {
                         return false;
                     }
-                    loaded = new Loaded(parts.get(part), nodeBase[part]);
+                    if (part < parts.size()) {
+                        loaded = new Loaded(parts.get(part), nodeBase[part]);
+                    } else {
+                        loadedPair = new LoadedPair(part - parts.size());
+                    }
                     segment = 0;
                     position = 0;
                 }
                 if (segment >= segments.length) {
                     loaded = null;
+                    loadedPair = null;
                     continue;
                 }
-                long count = loaded.count(segments[segment]);
+                long count = loaded != null ? loaded.count(segments[segment]) : loadedPair.count(segments[segment]);
                 if (position >= count) {
                     segment++;
                     position = 0;
                     continue;
                 }
                 long end = Math.min(count, position + CHUNK);
-                ((Chunk) chunk).init(loaded, segments[segment], (int) position, (int) end);
+                ((Chunk) chunk).init(loaded, loadedPair, segments[segment], (int) position, (int) end);
                 position = end;
                 return true;
             }
@@ -213,24 +310,27 @@ final class GraphInput implements Input {
         @Override
         public void close() {
             loaded = null;
+            loadedPair = null;
         }
     }
 
     /** A range {@code [from, to)} of one segment of one snapshot. */
     private static final class Chunk implements InputChunk {
         private Loaded l;
+        private LoadedPair d;
         private Segment segment;
         private int at;
         private int to;
         private int source;
 
-        void init(Loaded loaded, Segment segment, int from, int to) {
+        void init(Loaded loaded, LoadedPair pair, Segment segment, int from, int to) {
             this.l = loaded;
+            this.d = pair;
             this.segment = segment;
             this.at = from;
             this.to = to;
             if (segment == Segment.REFERENCES) {
-                source = sourceOf(loaded.snapshot.firstReferenceColumn(), loaded.snapshot.objectCount(), from);
+                source = loaded.snapshot.referenceSource(from);
             }
         }
 
@@ -246,6 +346,20 @@ final class GraphInput implements Input {
                     case ROOTS -> root(v, i);
                     case HAS_CATEGORY -> hasCategory(v, i);
                     case RETAINED_BY -> retainedBy(v, i);
+                    case STATS -> stats(v, i);
+                    case HAS_STATS -> edge(v, l.snapshotNode, l.statsBase + i, GraphSchema.HAS_STATS);
+                    case TOP_RETAINER -> topRetainer(v, i);
+                    case CATEGORY_TOP_RETAINER -> categoryTopRetainer(v, i);
+                    case DIFF -> diff(v);
+                    case NEW_OBJECTS -> newObjects(v, i);
+                    case LEAK_GROUPS -> leakGroup(v, i);
+                    case DIFF_SNAPSHOTS -> edge(v, d.node, i == 0 ? d.baselineSnapshotNode : d.targetSnapshotNode,
+                        i == 0 ? GraphSchema.BASELINE : GraphSchema.TARGET);
+                    case HAS_NEW_OBJECTS -> edge(v, d.node, d.node + 1 + i, GraphSchema.HAS_NEW_OBJECTS);
+                    case HAS_LEAK_GROUP -> edge(v, d.node, leakGroupNode(i), GraphSchema.HAS_LEAK_GROUP);
+                    case EXAMPLE -> edge(v, leakGroupNode(i), d.targetBase + d.c.leakGroups().get(i).example(),
+                        GraphSchema.EXAMPLE);
+                    case GREW -> grew(v, i);
                 };
                 if (emitted) {
                     v.endOfEntity();
@@ -259,7 +373,9 @@ final class GraphInput implements Input {
             HeapSnapshot s = l.snapshot;
             int type = s.typeId(o);
             v.id(l.base + o);
-            v.labels(l.labelsByType[type]);
+            HeapAnalysis a = l.analysis;
+            boolean weakOnly = a != null && l.stats != null && l.stats.weakOnly()[o];
+            v.labels(weakOnly ? l.weakOnlyLabels[type] : l.labelsByType[type]);
             v.property("snapshot", l.id);
             v.property("address", s.address(o));
             v.property("type", l.typeNames[type]);
@@ -272,7 +388,6 @@ final class GraphInput implements Input {
             if (label != null) {
                 v.property("label", label);
             }
-            HeapAnalysis a = l.analysis;
             if (a != null) {
                 v.property("reachable", a.reachable()[o]);
                 v.property("distance", (long) a.distance()[o]);
@@ -371,7 +486,7 @@ final class GraphInput implements Input {
             }
             HeapSnapshot s = l.snapshot;
             v.startId(l.base + o);
-            v.endId(l.base + sourceOf(s.firstReferenceColumn(), s.objectCount(), r));
+            v.endId(l.base + s.referenceSource(r));
             v.type(GraphSchema.RETAINED_BY);
             v.property("kind", l.kinds[s.referenceKindId(r)]);
             String name = s.referenceName(r);
@@ -381,24 +496,110 @@ final class GraphInput implements Input {
             return true;
         }
 
+        private long leakGroupNode(int i) {
+            return d.node + 1 + d.c.newBuckets().size() + i;
+        }
+
+        private static boolean edge(InputEntityVisitor v, long from, long to, String type) {
+            v.startId(from);
+            v.endId(to);
+            v.type(type);
+            return true;
+        }
+
+        private boolean stats(InputEntityVisitor v, int i) {
+            SnapshotStatistics.Bucket b = l.stats.buckets().get(i);
+            v.id(l.statsBase + i);
+            v.labels(new String[] {GraphSchema.STATS});
+            v.property("snapshot", l.id);
+            v.property("type", b.type());
+            if (b.category() >= 0) {
+                v.property("category", (long) b.category());
+            }
+            v.property("objects", b.objects());
+            v.property("bytes", b.bytes());
+            v.property("reachableObjects", b.reachableObjects());
+            v.property("reachableBytes", b.reachableBytes());
+            v.property("maxRetainedSize", b.maxRetainedSize());
+            v.property("weakOnlyObjects", b.weakOnlyObjects());
+            return true;
+        }
+
+        private boolean topRetainer(InputEntityVisitor v, int i) {
+            edge(v, l.snapshotNode, l.base + l.stats.topRetainers()[i], GraphSchema.TOP_RETAINER);
+            v.property("rank", (long) i + 1);
+            return true;
+        }
+
+        private boolean categoryTopRetainer(InputEntityVisitor v, int i) {
+            int[] t = l.categoryTop[i];
+            edge(v, l.snapshotNode, l.base + t[2], GraphSchema.CATEGORY_TOP_RETAINER);
+            if (t[0] >= 0) {
+                v.property("category", (long) t[0]);
+            }
+            v.property("rank", (long) t[1]);
+            return true;
+        }
+
+        private boolean diff(InputEntityVisitor v) {
+            v.id(d.node);
+            v.labels(new String[] {GraphSchema.DIFF});
+            v.property("baseline", d.baseline);
+            v.property("target", d.target);
+            v.property("newObjects", d.c.newObjects());
+            v.property("newBytes", d.c.newBytes());
+            v.property("reusedAddresses", d.c.reusedAddresses());
+            return true;
+        }
+
+        private boolean newObjects(InputEntityVisitor v, int i) {
+            SnapshotComparison.NewBucket b = d.c.newBuckets().get(i);
+            v.id(d.node + 1 + i);
+            v.labels(new String[] {GraphSchema.NEW_OBJECTS});
+            v.property("baseline", d.baseline);
+            v.property("target", d.target);
+            v.property("type", b.type());
+            if (b.category() >= 0) {
+                v.property("category", (long) b.category());
+            }
+            v.property("objects", b.objects());
+            v.property("bytes", b.bytes());
+            v.property("reachableObjects", b.reachableObjects());
+            v.property("reachableBytes", b.reachableBytes());
+            v.property("reusedAddresses", b.reusedAddresses());
+            return true;
+        }
+
+        private boolean leakGroup(InputEntityVisitor v, int i) {
+            SnapshotComparison.LeakGroup g = d.c.leakGroups().get(i);
+            v.id(leakGroupNode(i));
+            v.labels(new String[] {GraphSchema.LEAK_GROUP});
+            v.property("baseline", d.baseline);
+            v.property("target", d.target);
+            v.property("rank", (long) i + 1);
+            v.property("objects", g.objects());
+            v.property("newBytes", g.newBytes());
+            v.property("retainedBytes", g.retainedBytes());
+            v.property("heads", g.heads());
+            v.property("headType", g.headType());
+            v.property("path", g.path().toArray(String[]::new));
+            return true;
+        }
+
+        private boolean grew(InputEntityVisitor v, int i) {
+            SnapshotComparison.Growth g = d.c.growth().get(i);
+            edge(v, d.node, d.targetBase + g.target(), GraphSchema.GREW);
+            v.property("rank", (long) i + 1);
+            v.property("sizeBefore", g.sizeBefore());
+            v.property("refsBefore", g.refsBefore());
+            v.property("refsAfter", g.refsAfter());
+            return true;
+        }
+
         @Override
         public void close() {
             l = null;
+            d = null;
         }
-    }
-
-    /** The object whose reference range {@code first[o] .. first[o+1]-1} holds reference {@code r}. */
-    static int sourceOf(int[] first, int objectCount, int r) {
-        int lo = 0;
-        int hi = objectCount - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (first[mid] <= r) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
     }
 }

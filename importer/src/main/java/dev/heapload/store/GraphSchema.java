@@ -58,6 +58,22 @@ public final class GraphSchema {
     public static final String ROOT = "ROOT";
     public static final String HAS_CATEGORY = "HAS_CATEGORY";
     public static final String RETAINED_BY = "RETAINED_BY";
+    public static final String HAS_STATS = "HAS_STATS";
+    public static final String TOP_RETAINER = "TOP_RETAINER";
+    public static final String CATEGORY_TOP_RETAINER = "CATEGORY_TOP_RETAINER";
+    public static final String BASELINE = "BASELINE";
+    public static final String TARGET = "TARGET";
+    public static final String HAS_NEW_OBJECTS = "HAS_NEW_OBJECTS";
+    public static final String HAS_LEAK_GROUP = "HAS_LEAK_GROUP";
+    public static final String EXAMPLE = "EXAMPLE";
+    public static final String GREW = "GREW";
+
+    public static final String STATS = "Stats";
+    public static final String DIFF = "Diff";
+    public static final String NEW_OBJECTS = "NewObjects";
+    public static final String LEAK_GROUP = "LeakGroup";
+    /** Extra label of unreachable objects a reachable object references weakly. */
+    public static final String WEAK_ONLY = "WeakOnly";
 
     /** Name of the uniqueness constraint on {@code :Snapshot(id)}. */
     public static final String SNAPSHOT_ID_CONSTRAINT = "snapshot_id";

@@ -19,6 +19,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -223,17 +224,43 @@ public final class GraphStore implements AutoCloseable {
      * @throws IOException on file-system or import errors, or a damaged snapshot file of another snapshot
      */
     public void load(HeapSnapshot snapshot, boolean replace, Progress progress) throws SnapshotExistsException, IOException {
+        load(List.of(snapshot), replace, progress);
+    }
+
+    /**
+     * Adds several snapshots in one rebuild (one import instead of one per snapshot), in list order; all or
+     * nothing for the whole list. Otherwise as {@link #load(HeapSnapshot, boolean, Progress)}.
+     *
+     * @throws IllegalArgumentException also when two snapshots of the list have the same id
+     */
+    public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress)
+        throws SnapshotExistsException, IOException {
         ensureOpen();
-        String id = snapshot.info().id();
-        if (id == null || id.isEmpty()) {
-            throw new IllegalArgumentException("snapshot id is empty");
+        Map<Catalog.Entry, HeapSnapshot> added = new LinkedHashMap<>();
+        Catalog next = catalog;
+        Set<String> ids = new HashSet<>();
+        for (HeapSnapshot snapshot : snapshots) {
+            String id = snapshot.info().id();
+            if (id == null || id.isEmpty()) {
+                throw new IllegalArgumentException("snapshot id is empty");
+            }
+            if (!ids.add(id)) {
+                throw new IllegalArgumentException("snapshot id '" + id + "' given twice");
+            }
+            checkAnalysis(snapshot);
+            if (catalog.find(id) != null && !replace) {
+                throw new SnapshotExistsException(id, dir.toString());
+            }
         }
-        checkAnalysis(snapshot);
-        if (catalog.find(id) != null && !replace) {
-            throw new SnapshotExistsException(id, dir.toString());
+        for (HeapSnapshot snapshot : snapshots) {
+            Catalog.Entry entry = entryOf(snapshot);
+            next = next.with(entry);
+            added.put(entry, snapshot);
         }
-        Catalog.Entry entry = entryOf(snapshot);
-        rebuild(catalog.with(entry), entry, snapshot, progress);
+        if (snapshots.size() > 1) {
+            next = next.withGeneration(catalog.generation + 1);
+        }
+        rebuild(next, added, progress);
     }
 
     /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
@@ -265,7 +292,7 @@ public final class GraphStore implements AutoCloseable {
         if (catalog.find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
-        rebuild(catalog.without(id), null, null, progress);
+        rebuild(catalog.without(id), Map.of(), progress);
     }
 
     /**
@@ -280,7 +307,7 @@ public final class GraphStore implements AutoCloseable {
         if (db == null) {
             String graph = catalog.graphDirectory();
             if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
-                rebuild(new Catalog(catalog.generation + 1, catalog.entries), null, null, Progress.NONE);
+                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE);
                 graph = catalog.graphDirectory();
             }
             Path home = dir.resolve(graph);
@@ -392,11 +419,11 @@ public final class GraphStore implements AutoCloseable {
     private final class Attempt {
         private final Path building;
         private final Path graph;
-        private final Path pending;
+        private final List<Path> pending;
         private boolean committed;
         private boolean aborted;
 
-        Attempt(Path building, Path graph, Path pending) {
+        Attempt(Path building, Path graph, List<Path> pending) {
             this.building = building;
             this.graph = graph;
             this.pending = pending;
@@ -421,35 +448,39 @@ public final class GraphStore implements AutoCloseable {
             aborted = true;
             deleteQuietly(building);
             deleteQuietly(graph);
-            if (pending != null) {
-                deleteQuietly(pending);
+            for (Path p : pending) {
+                deleteQuietly(p);
             }
         }
     }
 
-    private void rebuild(Catalog next, Catalog.Entry added, HeapSnapshot snapshot, Progress progress) throws IOException {
+    private void rebuild(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, Progress progress) throws IOException {
         closeDatabase();
         recover();
         long generation = next.generation;
         Path building = dir.resolve(BUILDING + generation);
         Path graph = dir.resolve(Catalog.graphDirectory(generation));
-        Path pending = added == null ? null : snapshotsDir.resolve(added.file() + PENDING + generation);
-        Attempt attempt = new Attempt(building, graph, pending);
+        Map<Catalog.Entry, Path> pending = new LinkedHashMap<>();
+        for (Catalog.Entry e : added.keySet()) {
+            pending.put(e, snapshotsDir.resolve(e.file() + PENDING + generation));
+        }
+        Attempt attempt = new Attempt(building, graph, List.copyOf(pending.values()));
         Thread hook = new Thread(attempt::abort, "heapload-store-abort");
         Runtime.getRuntime().addShutdownHook(hook);
         DatabaseManagementService built = null;
         try {
-            if (snapshot != null) {
-                HeapSnapshotFile.write(snapshot, pending, progress);
+            for (var e : added.entrySet()) {
+                HeapSnapshotFile.write(e.getValue(), pending.get(e.getKey()), progress);
             }
             buildHook.reached("written");
             List<GraphInput.Part> parts = new ArrayList<>();
             for (Catalog.Entry e : next.entries) {
                 GraphInput.Source source;
-                if (e == added) {
+                HeapSnapshot inMemory = added.get(e);
+                if (inMemory != null) {
                     source = () -> {
                         buildHook.reached("source " + e.id());
-                        return snapshot;
+                        return inMemory;
                     };
                 } else {
                     Path file = snapshotsDir.resolve(e.file());
@@ -458,10 +489,12 @@ public final class GraphStore implements AutoCloseable {
                         return HeapSnapshotFile.read(file);
                     };
                 }
-                parts.add(new GraphInput.Part(e, source));
+                parts.add(new GraphInput.Part(e, source, null));
             }
+            List<GraphInput.Pair> pairs = new ArrayList<>();
+            parts = Precomputation.run(parts, pairs, progress);
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
-            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts), log, logProvider, maxOffHeap, importPageCache,
+            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap, importPageCache,
                 progress);
             buildHook.reached("imported");
             built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)),

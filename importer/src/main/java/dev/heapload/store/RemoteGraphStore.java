@@ -44,21 +44,27 @@ import dev.heapload.model.Progress;
  * {@value #BATCH} rows per transaction.
  *
  * <h2>All-or-nothing</h2>
- * A load first commits a marker {@code (:LoadInProgress {snapshot, token, startedAt})}, then the objects,
- * categories and the {@code REF}, {@code WEAK_REF}, {@code RETAINED_BY} relationships in batches, and in one final
- * transaction the {@code (:Snapshot)} node with its {@code ROOT} and {@code HAS_CATEGORY} relationships while
- * deleting the marker. Saved queries start from {@code (:Snapshot {id})}, so a load that stopped midway (process
- * killed, connection lost) is invisible to them. {@link #load}, {@link #snapshots()} and {@link #delete} first
- * remove such leftovers ({@link #removeIncompleteLoads()}): the Objects and Categories of each marked snapshot id,
- * in batches, then the marker; never those of an id that has a {@code :Snapshot} node. Deleting a snapshot works
- * the same way: one transaction swaps its {@code :Snapshot} node for a marker, then the rest goes in batches.
- * Two processes loading into the same database at once are not supported (each removes the other's marker).
+ * A load first commits a marker {@code (:LoadInProgress {snapshot, token, startedAt})} per snapshot, then the Object
+ * nodes and the relationships between objects ({@code REF}, {@code WEAK_REF}, {@code RETAINED_BY}) in batches,
+ * and in one final transaction everything else, which is small: the {@code (:Snapshot)} nodes, categories,
+ * statistics and comparisons ({@code Stats}, {@code Diff}, {@code NewObjects}, {@code LeakGroup}) with their
+ * relationships, while deleting the markers. Saved queries start from a {@code :Snapshot} or {@code :Diff} node,
+ * so a load that stopped midway (process killed, connection lost) is invisible to them. {@link #load},
+ * {@link #snapshots()} and {@link #delete} first remove such leftovers ({@link #removeIncompleteLoads()}): the
+ * nodes of each marked snapshot id, in batches, then the marker; never those of an id that has a
+ * {@code :Snapshot} node. Deleting a snapshot works the same way: one transaction swaps its {@code :Snapshot} node
+ * for a marker, then the rest goes in batches. Two processes loading into the same database at once are not
+ * supported (each removes the other's marker).
+ *
+ * <p>Comparisons are computed between the snapshots of one {@link #load(List, boolean, Progress)} call only (their
+ * models are in memory); none are made with snapshots already on the server.
  *
  * <p>Replacing ({@code replace = true}) deletes the old snapshot first, so when the new load then fails, the id
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
- * <p>Cost: about 2.5 M rows (nodes plus relationships) per snapshot of 1 M objects; memory on this side: the model
- * plus one batch plus an element id per node (a {@code long} when the server's element ids share one prefix).
+ * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured about 5,700 rows/s on the
+ * project machine (README). Memory on this side: the models, one batch, and an element id per node (a {@code long}
+ * when the server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
@@ -178,44 +184,68 @@ public final class RemoteGraphStore implements AutoCloseable {
         return list.isEmpty() ? Optional.empty() : Optional.of(list.get(0));
     }
 
+    /** {@link #load(List, boolean, Progress)} of one snapshot. */
+    public void load(HeapSnapshot snapshot, boolean replace, Progress progress) throws IOException {
+        load(List.of(snapshot), replace, progress);
+    }
+
     /**
-     * Loads {@code snapshot} (id {@code snapshot.info().id()}), with its analysis when {@code snapshot.analysis()} is
-     * a {@link HeapAnalysis}: ensures the schema (constraint {@value GraphSchema#SNAPSHOT_ID_CONSTRAINT}, index
+     * Loads {@code snapshots} (ids {@code snapshot.info().id()}), each with its analysis when
+     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, plus the precomputed statistics of each and the
+     * comparisons of every ordered pair of them (as the embedded store computes them, {@link Precomputation}).
+     * Comparisons with snapshots already on the server are not made: the diff queries work between snapshots
+     * loaded in one call. Ensures the schema (constraint {@value GraphSchema#SNAPSHOT_ID_CONSTRAINT}, index
      * {@value GraphSchema#OBJECT_ADDRESS_INDEX}), removes leftovers of incomplete loads, then writes as the class
-     * comment says. When this throws, the server holds no visible part of the snapshot (with {@code replace}, the
-     * old snapshot is gone too).
+     * comment says; all or nothing for the whole list. When this throws, the server holds no visible part of the
+     * snapshots (with {@code replace}, the old ones are gone too).
      *
-     * @param replace  delete a snapshot with the same id first instead of refusing
-     * @param progress phase {@code "write"} in rows (nodes plus relationships)
-     * @throws SnapshotExistsException  when the id exists and {@code replace} is false (nothing was written)
-     * @throws IllegalArgumentException when the id is empty or the analysis arrays do not match the object count
+     * @param replace  delete snapshots with the same ids first instead of refusing
+     * @param progress phases {@code "compare"} (pairs) and {@code "write"} (rows: nodes plus relationships)
+     * @throws SnapshotExistsException  when an id exists and {@code replace} is false (nothing was written)
+     * @throws IllegalArgumentException when an id is empty or given twice, or analysis arrays do not match the
+     *                                  object count
      * @throws IOException              (one line) when a type label cannot be written safely, the server fails or
      *                                  the connection is lost
      */
-    public void load(HeapSnapshot snapshot, boolean replace, Progress progress) throws IOException {
-        String id = snapshot.info().id();
-        if (id == null || id.isEmpty()) {
-            throw new IllegalArgumentException("snapshot id is empty");
-        }
-        GraphStore.checkAnalysis(snapshot);
-        for (String type : snapshot.typeNames()) {
-            String label = GraphSchema.typeLabel(type);
-            if (label != null && !NAME.matcher(label).matches()) {
-                throw new IOException("snapshot '" + id + "': the label of type '" + type
-                    + "' is not plain ASCII letters, digits and underscores; it cannot be loaded over Bolt");
+    public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress) throws IOException {
+        List<String> ids = new ArrayList<>();
+        for (HeapSnapshot snapshot : snapshots) {
+            String id = snapshot.info().id();
+            if (id == null || id.isEmpty()) {
+                throw new IllegalArgumentException("snapshot id is empty");
+            }
+            if (ids.contains(id)) {
+                throw new IllegalArgumentException("snapshot id '" + id + "' given twice");
+            }
+            ids.add(id);
+            GraphStore.checkAnalysis(snapshot);
+            for (String type : snapshot.typeNames()) {
+                String label = GraphSchema.typeLabel(type);
+                if (label != null && !NAME.matcher(label).matches()) {
+                    throw new IOException("snapshot '" + id + "': the label of type '" + type
+                        + "' is not plain ASCII letters, digits and underscores; it cannot be loaded over Bolt");
+                }
             }
         }
         ensureSchema();
         removeIncompleteLoads();
-        if (snapshot(id).isPresent()) {
-            if (!replace) {
+        for (String id : ids) {
+            if (snapshot(id).isPresent() && !replace) {
                 throw new SnapshotExistsException(id, uri);
             }
-            delete(id);
         }
-        Catalog.Entry entry = GraphStore.entryOf(snapshot);
-        GraphInput input = new GraphInput(List.of(new GraphInput.Part(entry, () -> snapshot)));
-        new Load(id, input, snapshot, progress).run();
+        for (String id : ids) {
+            if (snapshot(id).isPresent()) {
+                delete(id);
+            }
+        }
+        List<GraphInput.Part> parts = new ArrayList<>();
+        for (HeapSnapshot snapshot : snapshots) {
+            parts.add(new GraphInput.Part(GraphStore.entryOf(snapshot), () -> snapshot, null));
+        }
+        List<GraphInput.Pair> pairs = new ArrayList<>();
+        parts = Precomputation.run(parts, pairs, progress);
+        new Load(ids, new GraphInput(parts, pairs), progress).run();
     }
 
     /**
@@ -287,9 +317,12 @@ public final class RemoteGraphStore implements AutoCloseable {
             + "WITH o LIMIT $batch DETACH DELETE o RETURN count(*) AS n", p).single().get("n").asLong()) > 0) {
             // next batch
         }
-        while (write(tx -> tx.run("MATCH (c:" + GraphSchema.CATEGORY + " {snapshot: $id}) "
-            + "WITH c LIMIT $batch DETACH DELETE c RETURN count(*) AS n", p).single().get("n").asLong()) > 0) {
-            // next batch
+        for (String label : new String[] {GraphSchema.STATS, GraphSchema.CATEGORY}) {
+            write(tx -> tx.run("MATCH (n:" + label + " {snapshot: $id}) DETACH DELETE n", p).consume());
+        }
+        for (String label : new String[] {GraphSchema.DIFF, GraphSchema.NEW_OBJECTS, GraphSchema.LEAK_GROUP}) {
+            write(tx -> tx.run("MATCH (n:" + label + ") WHERE n.baseline = $id OR n.target = $id DETACH DELETE n", p)
+                .consume());
         }
         write(tx -> tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {snapshot: $id}) DELETE m", Map.of("id", id)).consume());
     }
@@ -381,53 +414,42 @@ public final class RemoteGraphStore implements AutoCloseable {
         return (nl >= 0 ? m.substring(0, nl) : m).strip();
     }
 
-    /** One load: the marker, the batches, the final transaction. */
+    /**
+     * One load: the markers, the batches of Object nodes and of relationships between them, and the final
+     * transaction with everything else (Snapshot, Category, Stats, Diff, NewObjects, LeakGroup nodes and their
+     * relationships: small, and some of them are read by queries without going through a Snapshot node).
+     */
     private final class Load {
-        private final String id;
+        private final List<String> snapshotIds;
         private final GraphInput input;
         private final Progress progress;
         private final String token = UUID.randomUUID().toString();
         private final ElementIds ids;
-        private final long snapshotNode;
-        private final long totalRows;
+        private final java.util.BitSet held = new java.util.BitSet();
         /** Pending rows per label set (nodes) or relationship type. */
         private final Map<String, List<Map<String, Object>>> pending = new LinkedHashMap<>();
         private int pendingRows;
         private int batches;
         private long rowsWritten;
-        private Map<String, Object> snapshotProperties;
-        /** Relationships from the Snapshot node (ROOT, HAS_CATEGORY), written in the final transaction. */
-        private final Map<String, List<Map<String, Object>>> fromSnapshot = new LinkedHashMap<>();
-        private final List<long[]> fromSnapshotEnds = new ArrayList<>();
+        /** Nodes and relationships of the final transaction, by label set or type (ids not yet resolved). */
+        private final Map<String, List<Map<String, Object>>> finalNodes = new LinkedHashMap<>();
+        private final Map<String, List<Map<String, Object>>> finalRelationships = new LinkedHashMap<>();
 
-        Load(String id, GraphInput input, HeapSnapshot snapshot, Progress progress) {
-            this.id = id;
+        Load(List<String> snapshotIds, GraphInput input, Progress progress) {
+            this.snapshotIds = snapshotIds;
             this.input = input;
             this.progress = progress;
             this.ids = new ElementIds((int) input.nodeCount());
-            this.snapshotNode = snapshot.objectCount();
-            long retained = 0;
-            if (snapshot.analysis() instanceof HeapAnalysis a) {
-                for (int r : a.retainedBy()) {
-                    if (r >= 0) {
-                        retained++;
-                    }
-                }
-            }
-            this.totalRows = input.nodeCount() + snapshot.referenceCount() + snapshot.roots().size()
-                + snapshot.info().categories().size() + retained;
         }
 
         void run() throws IOException {
-            write(tx -> tx.run("CREATE (:" + LOAD_IN_PROGRESS + " {snapshot: $id, token: $token, startedAt: datetime()})",
-                Map.of("id", id, "token", token)).consume());
-            progress.start("write", totalRows, "rows");
+            write(tx -> tx.run("UNWIND $ids AS id CREATE (:" + LOAD_IN_PROGRESS
+                + " {snapshot: id, token: $token, startedAt: datetime()})", Map.of("ids", snapshotIds, "token", token)).consume());
+            progress.start("write", -1, "rows");
             try {
-                Rows visitor = new Rows(this::node);
-                drain(input.nodes(Collector.EMPTY).iterator(), visitor);
+                drain(input.nodes(Collector.EMPTY).iterator(), new Rows(this::node));
                 flushNodes();
-                visitor = new Rows(this::relationship);
-                drain(input.relationships(Collector.EMPTY).iterator(), visitor);
+                drain(input.relationships(Collector.EMPTY).iterator(), new Rows(this::relationship));
                 flushRelationships();
                 finish();
             } finally {
@@ -446,17 +468,18 @@ public final class RemoteGraphStore implements AutoCloseable {
         }
 
         private void node(Rows r) throws IOException {
-            if (r.labels.length == 1 && r.labels[0].equals(GraphSchema.SNAPSHOT)) {
-                if (r.id != snapshotNode) {
-                    throw new IOException("snapshot '" + id + "': Snapshot node at an unexpected input id " + r.id);
-                }
-                snapshotProperties = r.properties;
-                return;
-            }
             String key = String.join(":", r.labels);
+            for (String label : r.labels) {
+                checkName(label);
+            }
             Map<String, Object> row = new HashMap<>(4);
             row.put("i", r.id);
             row.put("p", r.properties);
+            if (r.labels.length == 0 || !r.labels[0].equals(GraphSchema.OBJECT)) {
+                held.set((int) r.id);
+                finalNodes.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
+                return;
+            }
             pending.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
             if (++pendingRows >= batchSize) {
                 flushNodes();
@@ -467,32 +490,36 @@ public final class RemoteGraphStore implements AutoCloseable {
             if (pendingRows == 0) {
                 return;
             }
+            write(createNodes(pending));
+            committed();
+        }
+
+        /** Work that creates the node rows grouped by label set and records their element ids. */
+        private TransactionCallback<Void> createNodes(Map<String, List<Map<String, Object>>> byLabels) {
             List<String> statements = new ArrayList<>();
-            List<List<Map<String, Object>>> batches = new ArrayList<>();
-            for (Map.Entry<String, List<Map<String, Object>>> e : pending.entrySet()) {
-                for (String label : e.getKey().split(":")) {
-                    checkName(label);
-                }
+            List<List<Map<String, Object>>> rows = new ArrayList<>();
+            for (Map.Entry<String, List<Map<String, Object>>> e : byLabels.entrySet()) {
                 statements.add("UNWIND $rows AS r CREATE (n:" + e.getKey() + ") SET n = r.p RETURN r.i AS i, elementId(n) AS e");
-                batches.add(e.getValue());
+                rows.add(e.getValue());
             }
-            write(tx -> {
+            return tx -> {
                 for (int s = 0; s < statements.size(); s++) {
-                    for (Record rec : tx.run(statements.get(s), Map.of("rows", batches.get(s))).list()) {
+                    for (Record rec : tx.run(statements.get(s), Map.of("rows", rows.get(s))).list()) {
                         ids.put(rec.get("i").asLong(), rec.get("e").asString());
                     }
                 }
                 return null;
-            });
-            committed();
+            };
         }
 
         private void relationship(Rows r) throws IOException {
+            checkName(r.type);
             Map<String, Object> row = new HashMap<>(4);
             row.put("p", r.properties);
-            if (r.start == snapshotNode) {
-                fromSnapshot.computeIfAbsent(r.type, k -> new ArrayList<>()).add(row);
+            if (held.get((int) r.start) || held.get((int) r.end)) {
+                row.put("s", r.start);
                 row.put("e", r.end);
+                finalRelationships.computeIfAbsent(r.type, k -> new ArrayList<>()).add(row);
                 return;
             }
             row.put("s", ids.get(r.start));
@@ -507,23 +534,15 @@ public final class RemoteGraphStore implements AutoCloseable {
             if (pendingRows == 0) {
                 return;
             }
-            writeRelationships(pending);
+            write(createRelationships(pending));
             committed();
         }
 
-        /** Writes relationship rows grouped by type in one new transaction. */
-        private void writeRelationships(Map<String, List<Map<String, Object>>> byType) throws IOException {
-            TransactionCallback<Void> work = relationshipWriter(byType);
-            write(work);
-        }
-
-        /** A transaction's work that creates the relationship rows grouped by type (types checked here). */
-        private TransactionCallback<Void> relationshipWriter(Map<String, List<Map<String, Object>>> byType)
-            throws IOException {
+        /** Work that creates the relationship rows ({@code s}, {@code e}: element ids) grouped by type. */
+        private TransactionCallback<Void> createRelationships(Map<String, List<Map<String, Object>>> byType) {
             List<String> statements = new ArrayList<>();
             List<List<Map<String, Object>>> rows = new ArrayList<>();
             for (Map.Entry<String, List<Map<String, Object>>> e : byType.entrySet()) {
-                checkName(e.getKey());
                 statements.add("UNWIND $rows AS r MATCH (a) WHERE elementId(a) = r.s MATCH (b) WHERE elementId(b) = r.e "
                     + "CREATE (a)-[x:" + e.getKey() + "]->(b) SET x = r.p RETURN count(x) AS n");
                 rows.add(e.getValue());
@@ -548,35 +567,36 @@ public final class RemoteGraphStore implements AutoCloseable {
             batchHook.committed(++batches);
         }
 
-        /** The Snapshot node, its ROOT and HAS_CATEGORY relationships, the marker's removal: one transaction. */
+        /** The held nodes and relationships and the removal of the markers: one transaction. */
         private void finish() throws IOException {
-            if (snapshotProperties == null) {
-                throw new IOException("snapshot '" + id + "': no Snapshot node in the input");
-            }
-            for (List<Map<String, Object>> rows : fromSnapshot.values()) {
-                for (Map<String, Object> row : rows) {
-                    row.put("e", ids.get((Long) row.get("e")));
-                }
-            }
-            TransactionCallback<Void> relationships = relationshipWriter(fromSnapshot);
-            Map<String, Object> snapshotProperties = this.snapshotProperties;
+            TransactionCallback<Void> nodes = createNodes(finalNodes);
             write(tx -> {
-                long markers = tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {snapshot: $id, token: $token}) DELETE m "
-                    + "RETURN count(*) AS n", Map.of("id", id, "token", token)).single().get("n").asLong();
-                if (markers != 1) {
+                long markers = tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {token: $token}) DELETE m RETURN count(*) AS n",
+                    Map.of("token", token)).single().get("n").asLong();
+                if (markers != snapshotIds.size()) {
                     throw new IllegalStateException("the marker of this load was removed by another heapload process; "
                         + "load again");
                 }
-                String eid = tx.run("CREATE (s:" + GraphSchema.SNAPSHOT + ") SET s = $p RETURN elementId(s) AS e",
-                    Map.of("p", snapshotProperties)).single().get("e").asString();
-                for (List<Map<String, Object>> rows : fromSnapshot.values()) {
-                    for (Map<String, Object> row : rows) {
-                        row.put("s", eid);
+                nodes.execute(tx);
+                Map<String, List<Map<String, Object>>> resolved = new LinkedHashMap<>();
+                for (Map.Entry<String, List<Map<String, Object>>> e : finalRelationships.entrySet()) {
+                    List<Map<String, Object>> rows = new ArrayList<>();
+                    for (Map<String, Object> row : e.getValue()) {
+                        Map<String, Object> r = new HashMap<>(row);
+                        try {
+                            r.put("s", ids.get((Long) row.get("s")));
+                            r.put("e", ids.get((Long) row.get("e")));
+                        } catch (IOException x) {
+                            throw new IllegalStateException(x.getMessage());
+                        }
+                        rows.add(r);
                     }
+                    resolved.put(e.getKey(), rows);
                 }
-                return relationships.execute(tx);
+                return createRelationships(resolved).execute(tx);
             });
-            rowsWritten += 1 + fromSnapshot.values().stream().mapToLong(List::size).sum();
+            rowsWritten += finalNodes.values().stream().mapToLong(List::size).sum()
+                + finalRelationships.values().stream().mapToLong(List::size).sum();
             progress.step(rowsWritten);
         }
     }
@@ -607,7 +627,7 @@ public final class RemoteGraphStore implements AutoCloseable {
 
         @Override
         public boolean property(String key, Object value) {
-            properties.put(key, value);
+            properties.put(key, value instanceof String[] list ? List.of(list) : value);
             return true;
         }
 

@@ -101,7 +101,7 @@ class GraphStoreSchemaTest {
 
     @Test
     void progressPhases() {
-        assertEquals(List.of("write/objects", "import/%", "index/%"), phases);
+        assertEquals(List.of("write/objects", "compare/pairs", "import/%", "index/%"), phases);
         assertEquals(100, lastImportStep);
         assertEquals(Set.of(loader), progressThreads, "progress calls come from the loading thread");
     }
@@ -112,7 +112,9 @@ class GraphStoreSchemaTest {
         assertEquals(13L, single("MATCH (o:Object {snapshot:'after'}) RETURN count(o)"));
         assertEquals(2L, single("MATCH (s:Snapshot) RETURN count(s)"));
         assertEquals(3L, single("MATCH (c:Category) RETURN count(c)"));
-        assertEquals(23L + 2 + 3, single("MATCH (n) RETURN count(n)"));
+        // 7 Stats nodes (type, category) of the analysed 'before'; 'after' is not analysed: no Stats, no Diff
+        assertEquals(7L, single("MATCH (:Snapshot {id:'before'})-[:HAS_STATS]->(s:Stats {snapshot:'before'}) RETURN count(s)"));
+        assertEquals(23L + 2 + 3 + 7, single("MATCH (n) RETURN count(n)"));
         Map<String, Object> before = Map.of("s", "before");
         assertEquals(9L, single("MATCH (a:Object {snapshot:$s})-[r:REF]->(b:Object {snapshot:$s}) RETURN count(r)", before));
         assertEquals(1L, single("MATCH (a:Object {snapshot:$s})-[r:WEAK_REF]->(b) RETURN count(r)", before));
@@ -127,7 +129,8 @@ class GraphStoreSchemaTest {
         assertEquals(0L, single("MATCH (:Snapshot {id:$s})-[r:HAS_CATEGORY]->() RETURN count(r)", after));
         assertEquals(0L, single("MATCH (:Object {snapshot:$s})-[r:RETAINED_BY]->() RETURN count(r)", after));
         assertEquals(0L, single("MATCH (o:Object {snapshot:$s}) WHERE o.dominator IS NOT NULL RETURN count(o)", after));
-        assertEquals(9L + 1 + 2 + 3 + 6 + 12 + 1 + 2, single("MATCH ()-[r]->() RETURN count(r)"));
+        // plus HAS_STATS 7, TOP_RETAINER 8 and CATEGORY_TOP_RETAINER 8 (the 8 reachable objects of 'before')
+        assertEquals(9L + 1 + 2 + 3 + 6 + 12 + 1 + 2 + 7 + 8 + 8, single("MATCH ()-[r]->() RETURN count(r)"));
         // no edge crosses snapshots
         assertEquals(0L, single("MATCH (a:Object)-[r]->(b:Object) WHERE a.snapshot <> b.snapshot RETURN count(r)"));
     }
@@ -212,6 +215,22 @@ class GraphStoreSchemaTest {
             + "RETURN a.address + '>' + a.dominator AS edge ORDER BY edge", Map.of());
         assertEquals(List.of("0x1008>0x1000", "0x1010>0x1008", "0x1020>0x1038", "0x1028>0x1000", "0x1038>0x1018",
             "0x1040>0x1018"), dominated.stream().map(m -> m.get("edge")).toList());
+    }
+
+    @Test
+    void precomputedStatistics() {
+        List<Map<String, Object>> stats = rows("MATCH (:Snapshot {id:'before'})-[:HAS_STATS]->(s:Stats) "
+            + "RETURN s.type + '/' + s.category + ' ' + s.objects + ' ' + s.bytes + ' ' + s.reachableObjects + ' ' "
+            + "+ s.reachableBytes + ' ' + s.maxRetainedSize + ' ' + s.weakOnlyObjects AS row ORDER BY row", Map.of());
+        // by hand from TestSnapshots: 6 (string, 30 B) and 9 (table, 10 B) are unreachable; 6 is held weakly by 5
+        assertEquals(List.of("function/1 1 40 1 40 356 0", "proto/1 1 200 1 200 200 0", "string/0 2 54 1 24 24 1",
+            "table/0 3 106 2 96 168 0", "table/1 1 48 1 48 72 0", "upvalue/1 1 16 1 16 116 0",
+            "userdata/2 1 100 1 100 100 0"), stats.stream().map(m -> m.get("row")).toList());
+        assertEquals(List.of("0x1030"), single("MATCH (o:WeakOnly) RETURN collect(o.address)"));
+        assertEquals(List.of("0x1018", "0x1040", "0x1000", "0x1038", "0x1020", "0x1008", "0x1028", "0x1010"),
+            single("MATCH (:Snapshot {id:'before'})-[t:TOP_RETAINER]->(o) WITH o ORDER BY t.rank RETURN collect(o.address)"));
+        assertEquals(List.of("0x1018", "0x1040", "0x1038", "0x1008"), single("MATCH (:Snapshot {id:'before'})"
+            + "-[t:CATEGORY_TOP_RETAINER {category: 1}]->(o) WITH o ORDER BY t.rank RETURN collect(o.address)"));
     }
 
     @Test

@@ -80,9 +80,7 @@ class BoltQueriesTest {
         driver = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
         caseDir = Golden.testdata().resolve("luau").resolve("event-listeners");
         RemoteGraphStore remote = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
-        for (String id : List.of("before", "after")) {
-            remote.load(read(id, id), false, Progress.NONE);
-        }
+        remote.load(List.of(read("before", "before"), read("after", "after")), false, Progress.NONE);
         embedded = Golden.loadPair(tmp.resolve("db"), caseDir);
         library = QueryLibrary.fromDirectory(Golden.cypherDir());
     }

@@ -1,0 +1,300 @@
+package dev.heapload.analysis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+
+import dev.heapload.model.HeapSnapshot;
+
+/**
+ * What changed from a baseline snapshot to a target snapshot of the same process: the target's new objects
+ * per (type, memory category), its leak groups, and the objects present in both that grew. Computed at load
+ * time on the models (identity rule of {@link SnapshotDiff}) and stored on the graph, because the same work
+ * in Cypher joins millions of objects by address (30–70 s on the 2.4M-object pair of shared/testdata/luau-large).
+ *
+ * <p>Leak groups: every new, reachable object of the target walks up its retention path while the parent is
+ * new too; the last new object on the way is its <em>head</em> (its parent is old, or it is a root). Heads
+ * with the same retention path and type form one group. The path is one line per hop from the root:
+ * {@code root NAME (TYPE)}, then per hop the reference's name (or {@code [kind]}) and the type of the object
+ * holding it, {@code NAME in TYPE}. This is the leak trace of LeakCanary-style tools, over the retention
+ * paths of {@link Reachability}. Heads that one table holds under {@link #MAP_KEYS} or more distinct names (the
+ * entries of a map keyed by URL or id) form one group, with that hop shown as {@code [kind]}.
+ *
+ * @param newBuckets one per (type, category) with new objects, ordered by type then category
+ * @param newObjects total number of new objects
+ * @param newBytes   their shallow bytes
+ * @param reusedAddresses new objects whose address held another object in the baseline
+ * @param leakGroups leak groups, largest first (new bytes, then objects, then head type, then path)
+ * @param growth     objects present in both whose shallow size or strong out-degree grew, largest growth first
+ *                   (size growth, then out-degree growth, then address text), at most {@link #GROWTH_ROWS}
+ */
+public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, long newBytes, long reusedAddresses,
+                                 List<LeakGroup> leakGroups, List<Growth> growth) {
+
+    /**
+     * Heads held by one object under at least this many distinct reference names (with the same reference kind
+     * and head type) are one leak group, their last hop shown as {@code [kind]}: the names are a map's keys
+     * (URLs, ids), not fields. (3: two named fields of one module are still told apart.)
+     */
+    public static final int MAP_KEYS = 3;
+
+    /** How many growth rows are kept per pair. */
+    public static final int GROWTH_ROWS = 1000;
+
+    /**
+     * New objects of one type in one memory category.
+     *
+     * @param type             VM type name
+     * @param category         memory category id, -1 when none
+     * @param objects          new objects
+     * @param bytes            their shallow bytes
+     * @param reachableObjects how many of them are strongly reachable
+     * @param reachableBytes   their shallow bytes
+     * @param reusedAddresses  how many of them sit at an address another object had in the baseline
+     */
+    public record NewBucket(String type, int category, long objects, long bytes, long reachableObjects,
+                            long reachableBytes, long reusedAddresses) {
+    }
+
+    /**
+     * One leak group.
+     *
+     * @param objects       new objects under its heads (heads included)
+     * @param newBytes      their shallow bytes
+     * @param retainedBytes sum of the heads' retained sizes, bytes
+     * @param heads         number of heads
+     * @param headType      the heads' type
+     * @param path          retention path lines, root first
+     * @param example       target object id of the head with the largest retained size (ties: lowest address)
+     */
+    public record LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
+                            List<String> path, int example) {
+    }
+
+    /**
+     * An object present in both snapshots that grew.
+     *
+     * @param target     target object id
+     * @param sizeBefore shallow size in the baseline, bytes
+     * @param sizeAfter  shallow size in the target, bytes
+     * @param refsBefore strong outgoing references in the baseline
+     * @param refsAfter  strong outgoing references in the target
+     */
+    public record Growth(int target, long sizeBefore, long sizeAfter, long refsBefore, long refsAfter) {
+    }
+
+    /**
+     * Compares two analysed snapshots.
+     *
+     * @param baseline         the earlier snapshot
+     * @param target           the later snapshot
+     * @param targetAnalysis   the target's analysis (reachability, retention paths, retained sizes)
+     * @return the comparison; O(objects + references) time plus the sort of the groups
+     */
+    public static SnapshotComparison compute(HeapSnapshot baseline, HeapSnapshot target, HeapAnalysis targetAnalysis) {
+        SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
+        int n = target.objectCount();
+        boolean[] isNew = diff.isNew();
+        boolean[] reachable = targetAnalysis.reachable();
+
+        IntObjectHashMap<long[]> byKey = new IntObjectHashMap<>();
+        long newBytes = 0;
+        for (int o = 0; o < n; o++) {
+            if (!isNew[o]) {
+                continue;
+            }
+            int category = target.category(o);
+            int key = target.typeId(o) * 65_537 + (category + 1);
+            long[] b = byKey.get(key);
+            if (b == null) {
+                b = new long[] {target.typeId(o), category, 0, 0, 0, 0, 0};
+                byKey.put(key, b);
+            }
+            long size = target.shallowSize(o);
+            newBytes += size;
+            b[2]++;
+            b[3] += size;
+            if (reachable[o]) {
+                b[4]++;
+                b[5] += size;
+            }
+            if (diff.sameAddress()[o] >= 0) {
+                b[6]++;
+            }
+        }
+        List<NewBucket> buckets = new ArrayList<>();
+        for (long[] b : byKey.values()) {
+            buckets.add(new NewBucket(target.typeNames().get((int) b[0]), (int) b[1], b[2], b[3], b[4], b[5], b[6]));
+        }
+        buckets.sort(Comparator.comparing(NewBucket::type).thenComparingInt(NewBucket::category));
+
+        return new SnapshotComparison(List.copyOf(buckets), diff.newCount(), newBytes, diff.reusedAddresses(),
+            leakGroups(target, targetAnalysis, isNew), growth(baseline, target, diff));
+    }
+
+    private static List<LeakGroup> leakGroups(HeapSnapshot target, HeapAnalysis analysis, boolean[] isNew) {
+        int n = target.objectCount();
+        boolean[] reachable = analysis.reachable();
+        int[] retainedBy = analysis.retainedBy();
+        int[] parent = new int[n];
+        for (int o = 0; o < n; o++) {
+            parent[o] = retainedBy[o] < 0 ? -1 : target.referenceSource(retainedBy[o]);
+        }
+        int[] headOf = new int[n];
+        Arrays.fill(headOf, -1);
+        int[] stack = new int[16];
+        for (int o = 0; o < n; o++) {
+            if (!isNew[o] || !reachable[o] || headOf[o] >= 0) {
+                continue;
+            }
+            int depth = 0;
+            int x = o;
+            while (headOf[x] < 0) {
+                if (depth == stack.length) {
+                    stack = Arrays.copyOf(stack, depth * 2);
+                }
+                stack[depth++] = x;
+                int p = parent[x];
+                if (p < 0 || !isNew[p]) {
+                    headOf[x] = x;
+                    break;
+                }
+                x = p;
+            }
+            int head = headOf[x];
+            for (int i = 0; i < depth; i++) {
+                headOf[stack[i]] = head;
+            }
+        }
+        long[] members = new long[n];
+        long[] memberBytes = new long[n];
+        for (int o = 0; o < n; o++) {
+            if (headOf[o] >= 0) {
+                members[headOf[o]]++;
+                memberBytes[headOf[o]] += target.shallowSize(o);
+            }
+        }
+        // map-like tables: heads under the same holder, reference kind and type, but under MAP_KEYS or more
+        // distinct names (string keys of a cache or registry) are one leak, not one per key
+        Map<Long, java.util.Set<String>> namesByHolder = new HashMap<>();
+        for (int h = 0; h < n; h++) {
+            if (headOf[h] == h && parent[h] >= 0 && target.referenceName(retainedBy[h]) != null) {
+                namesByHolder.computeIfAbsent(holderKey(target, parent[h], retainedBy[h], h), k -> new java.util.HashSet<>())
+                    .add(target.referenceName(retainedBy[h]));
+            }
+        }
+        Map<List<String>, long[]> groups = new HashMap<>();
+        Map<List<String>, Integer> examples = new HashMap<>();
+        long[] retained = analysis.retainedSize();
+        for (int h = 0; h < n; h++) {
+            if (headOf[h] != h) {
+                continue;
+            }
+            List<String> key = new ArrayList<>(path(target, analysis, parent, h));
+            if (parent[h] >= 0 && target.referenceName(retainedBy[h]) != null
+                && namesByHolder.get(holderKey(target, parent[h], retainedBy[h], h)).size() >= MAP_KEYS) {
+                key.set(key.size() - 1, "[" + target.referenceKind(retainedBy[h]) + "] in " + target.type(parent[h]));
+            }
+            key.add(target.type(h));
+            long[] g = groups.computeIfAbsent(key, k -> new long[4]);
+            g[0] += members[h];
+            g[1] += memberBytes[h];
+            g[2] += retained[h];
+            g[3]++;
+            Integer ex = examples.get(key);
+            if (ex == null || retained[h] > retained[ex]
+                || (retained[h] == retained[ex] && target.address(h).compareTo(target.address(ex)) < 0)) {
+                examples.put(key, h);
+            }
+        }
+        List<LeakGroup> result = new ArrayList<>();
+        groups.forEach((key, g) -> result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1),
+            List.copyOf(key.subList(0, key.size() - 1)), examples.get(key))));
+        result.sort(Comparator.comparingLong(LeakGroup::newBytes).reversed()
+            .thenComparing(Comparator.comparingLong(LeakGroup::objects).reversed())
+            .thenComparing(LeakGroup::headType)
+            .thenComparing(LeakGroup::path, SnapshotComparison::compareLists));
+        return List.copyOf(result);
+    }
+
+    /** Holder object, reference kind and head type packed into one key. */
+    private static long holderKey(HeapSnapshot s, int holder, int reference, int head) {
+        return ((long) holder << 32) | ((long) s.referenceKindId(reference) << 24) | s.typeId(head);
+    }
+
+    /** The retention path of {@code o} as leak-trace lines, root first (see the class comment). */
+    public static List<String> path(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int o) {
+        List<String> hops = new ArrayList<>();
+        int x = o;
+        while (parent[x] >= 0) {
+            int r = analysis.retainedBy()[x];
+            String name = s.referenceName(r);
+            hops.add((name != null ? name : "[" + s.referenceKind(r) + "]") + " in " + s.type(parent[x]));
+            x = parent[x];
+        }
+        int root = analysis.rootOf()[x];
+        String rootName = root >= 0 ? s.roots().get(root).name() : null;
+        List<String> lines = new ArrayList<>(hops.size() + 1);
+        lines.add("root " + (rootName != null ? rootName : "?") + " (" + s.type(x) + ")");
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            lines.add(hops.get(i));
+        }
+        return lines;
+    }
+
+    private static int compareLists(List<String> a, List<String> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = a.get(i).compareTo(b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
+    }
+
+    private static List<Growth> growth(HeapSnapshot baseline, HeapSnapshot target, SnapshotDiff diff) {
+        Comparator<Growth> order = Comparator.comparingLong((Growth g) -> g.sizeAfter() - g.sizeBefore()).reversed()
+            .thenComparing(Comparator.comparingLong((Growth g) -> g.refsAfter() - g.refsBefore()).reversed())
+            .thenComparing(g -> target.address(g.target()));
+        // bounded heap whose head is the smallest growth kept: O(n log GROWTH_ROWS)
+        java.util.PriorityQueue<Growth> kept = new java.util.PriorityQueue<>(GROWTH_ROWS + 1, order.reversed());
+        for (int o = 0; o < target.objectCount(); o++) {
+            int b = diff.sameAddress()[o];
+            if (diff.isNew()[o] || b < 0) {
+                continue;
+            }
+            long before = baseline.shallowSize(b);
+            long after = target.shallowSize(o);
+            long refsBefore = strongOutDegree(baseline, b);
+            long refsAfter = strongOutDegree(target, o);
+            if (after > before || refsAfter > refsBefore) {
+                Growth g = new Growth(o, before, after, refsBefore, refsAfter);
+                if (kept.size() == GROWTH_ROWS && order.compare(g, kept.peek()) >= 0) {
+                    continue;
+                }
+                kept.add(g);
+                if (kept.size() > GROWTH_ROWS) {
+                    kept.poll();
+                }
+            }
+        }
+        List<Growth> rows = new ArrayList<>(kept);
+        rows.sort(order);
+        return List.copyOf(rows);
+    }
+
+    private static long strongOutDegree(HeapSnapshot s, int o) {
+        long count = 0;
+        for (int r = s.firstReference(o); r < s.firstReference(o + 1); r++) {
+            if (!s.isWeak(r)) {
+                count++;
+            }
+        }
+        return count;
+    }
+}
