@@ -62,8 +62,8 @@ import dev.heapload.model.Progress;
  * <p>Replacing ({@code replace = true}) deletes the old snapshot first, so when the new load then fails, the id
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
- * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured about 5,700 rows/s on the
- * project machine (README). Memory on this side: the models, one batch, and an element id per node (a {@code long}
+ * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured 5,700 to 19,000 rows/s on the
+ * project machine, with its load (README). Memory on this side: the models, one batch, and an element id per node (a {@code long}
  * when the server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
