@@ -164,7 +164,8 @@ public final class RemoteGraphStore implements AutoCloseable {
     }
 
     /**
-     * The complete snapshots on the server (their {@code :Snapshot} nodes), oldest load first, after removing
+     * The complete snapshots on the server (their {@code :Snapshot} nodes), oldest load first (snapshots of one
+     * load have the same time: by id), after removing
      * the leftovers of incomplete loads. {@code analysed} is true when the objects carry analysis properties.
      *
      * @throws IOException (one line, naming the URI) when the server fails or the connection is lost
