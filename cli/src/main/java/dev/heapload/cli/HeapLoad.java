@@ -12,6 +12,7 @@ import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -61,6 +62,9 @@ public final class HeapLoad implements Callable<Integer> {
             + "Lua literal), micropython (a regions.json of RAM images). Default: detected per file.")
     String format;
 
+    @CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -78,6 +82,10 @@ public final class HeapLoad implements Callable<Integer> {
         if (format != null && !DumpReaders.FORMATS.contains(format)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "unknown --format " + format
                 + " (known: " + String.join(", ", DumpReaders.FORMATS) + ")");
+        }
+        bolt.check(spec);
+        if (bolt.remote()) {
+            return loadRemote();
         }
         PrintStream out = System.out;
         TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
@@ -129,7 +137,12 @@ public final class HeapLoad implements Callable<Integer> {
             TerminalProgress.printTimes(out, times);
             out.println();
             if (snapshots.size() >= 2) {
-                printLeakAnswer(store, ids.get(0), ids.get(ids.size() - 1), out);
+                String baseline = ids.get(0);
+                String target = ids.get(ids.size() - 1);
+                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
+                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                printLeakAnswer(result, baseline, target, "", out);
             }
         } finally {
             try {
@@ -148,12 +161,8 @@ public final class HeapLoad implements Callable<Integer> {
      * The leak answer for two snapshots: the saved query {@code leak-groups} with the first file as baseline and
      * the last as target, its top groups with their one-line-per-hop retention paths, and the next commands.
      */
-    private static void printLeakAnswer(GraphStore store, String baseline, String target, PrintStream out)
-        throws Exception {
-        var library = dev.heapload.queries.QueryLibrary.builtIn();
-        var query = library.get("leak-groups");
-        var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
-            Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+    private static void printLeakAnswer(dev.heapload.queries.QueryResult result, String baseline, String target,
+                                        String storeOptions, PrintStream out) {
         List<String> columns = result.columns();
         int objects = columns.indexOf("objects");
         int newBytes = columns.indexOf("newBytes");
@@ -184,10 +193,74 @@ public final class HeapLoad implements Callable<Integer> {
             }
         }
         out.println("next:");
-        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target);
-        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target);
-        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS");
-        out.println("  heapload serve      (Neo4j Browser on the store)");
+        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
+        if (storeOptions.isEmpty()) {
+            out.println("  heapload serve      (Neo4j Browser on the store)");
+        }
+    }
+
+    /**
+     * The load over Bolt ({@code --uri}): connects first (an unreachable server fails before any file is read),
+     * refuses existing ids, reads and analyses every file, then loads each with {@link RemoteGraphStore}.
+     */
+    private int loadRemote() throws Exception {
+        PrintStream out = System.out;
+        TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        Thread interruptNotice = new Thread(() -> System.err.println("heapload: interrupted; the snapshot being loaded "
+            + "stays invisible on the server and the next load removes what it wrote"));
+        Runtime.getRuntime().addShutdownHook(interruptNotice);
+        try (RemoteGraphStore remote = bolt.connect()) {
+            List<String> ids = new java.util.ArrayList<>();
+            for (Path file : files) {
+                String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
+                if (ids.contains(id)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
+                        + id + "'; load them one at a time with --name");
+                }
+                ids.add(id);
+                if (!replace && remote.snapshot(id).isPresent()) {
+                    throw new SnapshotExistsException(id, remote.uri());
+                }
+            }
+            List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
+                HeapAnalyzer.analyze(snapshot, bars);
+                snapshots.add(snapshot);
+            }
+            Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
+            // all files in one load: one all-or-nothing step, with the comparisons between them
+            bars.reset();
+            remote.load(snapshots, replace, bars);
+            bars.end();
+            for (HeapSnapshot snapshot : snapshots) {
+                LoadReport.print(snapshot, out);
+                out.println("  store: " + remote.uri() + (remote.database() == null ? "" : " database " + remote.database()));
+                out.println();
+            }
+            Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
+            times.putAll(bars.phaseNanos());
+            TerminalProgress.printTimes(out, times);
+            out.println();
+            if (snapshots.size() >= 2) {
+                String baseline = ids.get(0);
+                String target = ids.get(ids.size() - 1);
+                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
+                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
+                    + (remote.database() == null ? "" : " --database " + remote.database()), out);
+            }
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interruptNotice);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is already exiting: the notice runs
+            }
+        }
+        return 0;
     }
 
     /**

@@ -10,9 +10,11 @@ import java.util.concurrent.Callable;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -52,6 +54,9 @@ final class QueryCommand implements Callable<Integer> {
         description = "Store directory (default: ${DEFAULT-VALUE}).")
     Path db;
 
+    @CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -66,8 +71,18 @@ final class QueryCommand implements Callable<Integer> {
         if (limit < 0 || timeoutSeconds <= 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
         }
+        bolt.check(spec);
         SavedQuery query = QueryLibrary.builtIn().resolve(name);
         Map<String, Object> bound = QueryRunner.bind(query, params);
+        if (bolt.remote()) {
+            QueryResult result;
+            try (RemoteGraphStore remote = bolt.connect()) {
+                result = RemoteQueryRunner.run(remote.driver(), remote.database(), query, bound, limit,
+                    Duration.ofSeconds(timeoutSeconds));
+            }
+            ResultWriter.write(result, fmt, System.out);
+            return 0;
+        }
         if (!Files.isDirectory(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }

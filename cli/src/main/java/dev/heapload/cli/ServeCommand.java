@@ -47,11 +47,19 @@ final class ServeCommand implements Callable<Integer> {
         description = "HTTP port on 127.0.0.1, for Neo4j Browser (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
+    /** Only to refuse it with a clear usage error: serve runs its own server on the embedded store. */
+    @Option(names = "--uri", hidden = true, paramLabel = "URI")
+    String uri;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
+        if (uri != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "serve does not take --uri: it serves the "
+                + "embedded store (--db); open Neo4j Browser on your server directly");
+        }
         for (int port : new int[] {boltPort, httpPort}) {
             if (port < 1 || port > 65535) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "port " + port + " is not in 1..65535");

@@ -7,13 +7,14 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code heapload snapshots}: lists the snapshots in a store, in load order. */
 @Command(name = "snapshots", mixinStandardHelpOptions = true,
-    description = "Lists the snapshots held in the store (without starting Neo4j).")
+    description = "Lists the snapshots held in the store (without starting Neo4j), or on a Neo4j server with --uri.")
 final class SnapshotsCommand implements Callable<Integer> {
 
     @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
@@ -23,9 +24,27 @@ final class SnapshotsCommand implements Callable<Integer> {
     @Option(names = "--delete", paramLabel = "ID", description = "Remove this snapshot from the store.")
     String delete;
 
+    @picocli.CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        bolt.check(spec);
+        if (bolt.remote()) {
+            // on a server: removes leftovers of incomplete loads first, deletes in batches
+            try (RemoteGraphStore remote = bolt.connect()) {
+                if (delete != null) {
+                    remote.delete(delete);
+                    out.println("deleted snapshot " + delete);
+                }
+                print(remote.snapshots(), out);
+            }
+            return 0;
+        }
         if (java.nio.file.Files.exists(db) && !java.nio.file.Files.isDirectory(db)) {
             throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
         }
@@ -38,14 +57,18 @@ final class SnapshotsCommand implements Callable<Integer> {
                 store.delete(delete);
                 out.println("deleted snapshot " + delete);
             }
-            List<SnapshotSummary> list = store.snapshots();
-            out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
-                "bytes", "loaded at", "source");
-            for (SnapshotSummary s : list) {
-                out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", s.id(), s.vm(), s.objectCount(),
-                    s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), s.source());
-            }
+            print(store.snapshots(), out);
         }
         return 0;
+    }
+
+    /** The listing: a header line, then one line per snapshot. */
+    private static void print(List<SnapshotSummary> list, PrintStream out) {
+        out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
+            "bytes", "loaded at", "source");
+        for (SnapshotSummary s : list) {
+            out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", s.id(), s.vm(), s.objectCount(),
+                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), s.source());
+        }
     }
 }

@@ -43,6 +43,9 @@ import java.util.Locale;
  *   <li>Schema: uniqueness constraint {@value #SNAPSHOT_ID_CONSTRAINT} on {@code :Snapshot(id)}, range index
  *       {@value #OBJECT_ADDRESS_INDEX} on {@code :Object(snapshot, address)}, plus the label and
  *       relationship-type lookup indexes.</li>
+ *   <li>On a server loaded over Bolt ({@link RemoteGraphStore}), a load or delete in progress also has a marker
+ *       node {@code (:LoadInProgress {snapshot, token, startedAt})}; the snapshot's {@code :Snapshot} node exists
+ *       only once its load is complete.</li>
  * </ul>
  */
 public final class GraphSchema {

@@ -253,14 +253,7 @@ public final class GraphStore implements AutoCloseable {
             }
         }
         for (HeapSnapshot snapshot : snapshots) {
-            String id = snapshot.info().id();
-            long objectBytes = snapshot.totalShallowBytes();
-            long vmTotal = snapshot.info().vmTotalBytes();
-            SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
-                snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
-                snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
-                snapshot.analysis() instanceof HeapAnalysis);
-            Catalog.Entry entry = new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
+            Catalog.Entry entry = entryOf(snapshot);
             next = next.with(entry);
             added.put(entry, snapshot);
         }
@@ -268,6 +261,18 @@ public final class GraphStore implements AutoCloseable {
             next = next.withGeneration(catalog.generation + 1);
         }
         rebuild(next, added, progress);
+    }
+
+    /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
+    static Catalog.Entry entryOf(HeapSnapshot snapshot) {
+        String id = snapshot.info().id();
+        long objectBytes = snapshot.totalShallowBytes();
+        long vmTotal = snapshot.info().vmTotalBytes();
+        SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
+            snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
+            snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
+            snapshot.analysis() instanceof HeapAnalysis);
+        return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
     }
 
     /** {@link #delete(String, Progress)} without progress reports. */
@@ -390,7 +395,7 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
-    private static void checkAnalysis(HeapSnapshot snapshot) {
+    static void checkAnalysis(HeapSnapshot snapshot) {
         if (snapshot.analysis() instanceof HeapAnalysis a) {
             int n = snapshot.objectCount();
             if (a.reachable().length != n || a.distance().length != n || a.retainedBy().length != n

@@ -1,0 +1,249 @@
+package dev.heapload.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Record;
+import org.neo4j.driver.Session;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.harness.Neo4j;
+
+import dev.heapload.analysis.HeapAnalyzer;
+import dev.heapload.io.DumpReaders;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.Progress;
+
+/**
+ * {@link RemoteGraphStore} against an in-process Neo4j server: the same graph as the embedded store, the
+ * all-or-nothing promise when a load is cut off, replace, delete and listing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RemoteGraphStoreTest {
+
+    /** Every node: labels and properties. */
+    private static final String NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props";
+    /** Every relationship: type, properties and both endpoints' labels and properties. */
+    private static final String RELATIONSHIPS = "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
+        + "labels(a) AS al, properties(a) AS ap, labels(b) AS bl, properties(b) AS bp";
+
+    @TempDir
+    static Path tmp;
+
+    private Neo4j server;
+    private Driver driver;
+    private HeapSnapshot after;
+    private HeapSnapshot before;
+
+    @BeforeAll
+    void start() throws Exception {
+        server = BoltHarness.start();
+        driver = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
+        Path dump = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
+        after = DumpReaders.read(dump, "after", Progress.NONE);
+        HeapAnalyzer.analyze(after, Progress.NONE);
+        before = DumpReaders.read(dump.resolveSibling("before.json"), "before", Progress.NONE);
+        HeapAnalyzer.analyze(before, Progress.NONE);
+    }
+
+    @AfterAll
+    void stop() {
+        driver.close();
+        server.close();
+    }
+
+    @BeforeEach
+    void empty() {
+        try (Session s = driver.session()) {
+            s.run("MATCH (n) DETACH DELETE n").consume();
+        }
+    }
+
+    private RemoteGraphStore store() {
+        return RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+    }
+
+    private long count(String cypher, Map<String, Object> params) {
+        try (Session s = driver.session()) {
+            return s.run(cypher, params).single().get(0).asLong();
+        }
+    }
+
+    @Test
+    void writesExactlyTheGraphOfTheEmbeddedStore() throws Exception {
+        store().load(List.of(before, after), false, Progress.NONE);
+        List<String> nodesBolt = new ArrayList<>();
+        List<String> relsBolt = new ArrayList<>();
+        try (Session s = driver.session()) {
+            for (Record r : s.run(NODES).list()) {
+                nodesBolt.add(line(r.get("labels").asList(), r.get("props").asMap()));
+            }
+            for (Record r : s.run(RELATIONSHIPS).list()) {
+                relsBolt.add(r.get("type").asString() + " " + canonical(r.get("props").asMap()) + " from "
+                    + line(r.get("al").asList(), r.get("ap").asMap()) + " to " + line(r.get("bl").asList(), r.get("bp").asMap()));
+            }
+        }
+        List<String> nodesEmbedded = new ArrayList<>();
+        List<String> relsEmbedded = new ArrayList<>();
+        try (GraphStore embedded = GraphStore.open(tmp.resolve("embedded"))) {
+            embedded.load(List.of(before, after), false, Progress.NONE);
+            try (Transaction tx = embedded.database().beginTx()) {
+                try (Result r = tx.execute(NODES)) {
+                    r.forEachRemaining(row -> nodesEmbedded.add(line((List<?>) row.get("labels"), (Map<?, ?>) row.get("props"))));
+                }
+                try (Result r = tx.execute(RELATIONSHIPS)) {
+                    r.forEachRemaining(row -> relsEmbedded.add(row.get("type") + " " + canonical((Map<?, ?>) row.get("props"))
+                        + " from " + line((List<?>) row.get("al"), (Map<?, ?>) row.get("ap"))
+                        + " to " + line((List<?>) row.get("bl"), (Map<?, ?>) row.get("bp"))));
+                }
+            }
+        }
+        nodesBolt.sort(null);
+        nodesEmbedded.sort(null);
+        relsBolt.sort(null);
+        relsEmbedded.sort(null);
+        assertEquals(nodesEmbedded.size(), nodesBolt.size());
+        assertEquals(nodesEmbedded, nodesBolt);
+        assertEquals(relsEmbedded.size(), relsBolt.size());
+        assertEquals(relsEmbedded, relsBolt);
+        // 685 and 871 objects (README of the case); a comparison in each direction
+        assertEquals(685L, count("MATCH (o:Object {snapshot: 'before'}) RETURN count(o)", Map.of()));
+        assertEquals(871L, count("MATCH (o:Object {snapshot: 'after'}) RETURN count(o)", Map.of()));
+        assertEquals(213L, count("MATCH (o:Object:Table {snapshot: 'after'}) RETURN count(o)", Map.of()));
+        assertEquals(2L, count("MATCH (d:Diff) RETURN count(d)", Map.of()));
+        assertEquals(after.referenceCount(), count("MATCH (:Object {snapshot: 'after'})-[r:REF|WEAK_REF]->() RETURN count(r)",
+            Map.of()));
+        assertEquals((long) after.roots().size(), count("MATCH (:Snapshot {id: 'after'})-[r:ROOT]->() RETURN count(r)", Map.of()));
+        assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)", Map.of()));
+        try (Session s = driver.session()) {
+            Record r = s.run("MATCH (s:Snapshot {id: 'after'}) RETURN s.objectCount AS n, s.vm AS vm, s.loadedAt AS at").single();
+            assertEquals(871L, r.get("n").asLong());
+            assertEquals("luau", r.get("vm").asString());
+            assertEquals("DATE_TIME", r.get("at").type().name());
+            List<String> schema = s.run("SHOW INDEXES YIELD name WHERE name IN ['snapshot_id', 'object_snapshot_address'] "
+                + "RETURN name ORDER BY name").list(x -> x.get(0).asString());
+            assertEquals(List.of("object_snapshot_address", "snapshot_id"), schema);
+        }
+    }
+
+    /** Labels sorted, properties sorted by key, numbers as longs; the Snapshot's load time left out. */
+    private static String line(List<?> labels, Map<?, ?> props) {
+        List<String> l = new ArrayList<>();
+        labels.forEach(x -> l.add(String.valueOf(x)));
+        l.sort(null);
+        Map<String, Object> p = new TreeMap<>();
+        props.forEach((k, v) -> p.put(String.valueOf(k), v));
+        if (l.contains("Snapshot")) {
+            assertTrue(p.remove("loadedAt") != null, "Snapshot has loadedAt");
+        }
+        return l + " " + canonical(p);
+    }
+
+    private static String canonical(Map<?, ?> props) {
+        Map<String, String> p = new TreeMap<>();
+        props.forEach((k, v) -> p.put(String.valueOf(k),
+            (v instanceof Number n && !(v instanceof Double) ? Long.toString(n.longValue())
+                : v instanceof String[] a ? List.of(a).toString() : String.valueOf(v))
+                + ":" + (v instanceof Number ? "number" : v == null ? "null"
+                : v instanceof String[] || v instanceof List ? "list" : v.getClass().getSimpleName())));
+        return p.toString();
+    }
+
+    @Test
+    void aLoadCutOffMidwayIsInvisibleAndRemovedByTheNextLoad() throws Exception {
+        Driver doomed = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
+        RemoteGraphStore cut = RemoteGraphStore.on(doomed, server.boltURI().toString(), null);
+        cut.batchSize = 100;
+        cut.batchHook = n -> {
+            if (n == 5) {
+                doomed.close();
+            }
+        };
+        IOException e = assertThrows(IOException.class, () -> cut.load(after, false, Progress.NONE));
+        assertTrue(e.getMessage().startsWith("Neo4j at " + server.boltURI()), e.getMessage());
+        // five batches of 100 objects were committed, then the connection went away
+        assertEquals(500L, count("MATCH (o:Object {snapshot: 'after'}) RETURN count(o)", Map.of()));
+        assertEquals(0L, count("MATCH (s:Snapshot {id: 'after'}) RETURN count(s)", Map.of()));
+        assertEquals(1L, count("MATCH (m:LoadInProgress {snapshot: 'after'}) RETURN count(m)", Map.of()));
+        assertEquals(List.of(), store().snapshot("after").stream().toList());
+
+        RemoteGraphStore next = store();
+        next.load(after, false, Progress.NONE);
+        assertEquals(871L, count("MATCH (o:Object {snapshot: 'after'}) RETURN count(o)", Map.of()));
+        assertEquals(1L, count("MATCH (s:Snapshot {id: 'after'}) RETURN count(s)", Map.of()));
+        assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)", Map.of()));
+        assertEquals(1L, count("MATCH (c:Category {snapshot: 'after'}) RETURN count(c)", Map.of()));
+    }
+
+    @Test
+    void cleanupRemovesOnlyIncompleteSnapshots() throws Exception {
+        RemoteGraphStore store = store();
+        store.load(after, false, Progress.NONE);
+        // a leftover of a load of 'gone' and a stray marker on the complete 'after'
+        try (Session s = driver.session()) {
+            s.run("CREATE (:LoadInProgress {snapshot: 'gone'}), (:LoadInProgress {snapshot: 'after'}) "
+                + "WITH 1 AS x UNWIND range(1, 25) AS i CREATE (:Object {snapshot: 'gone', address: toString(i)})").consume();
+        }
+        assertEquals(List.of("gone"), store.removeIncompleteLoads());
+        assertEquals(0L, count("MATCH (o:Object {snapshot: 'gone'}) RETURN count(o)", Map.of()));
+        assertEquals(871L, count("MATCH (o:Object {snapshot: 'after'}) RETURN count(o)", Map.of()));
+        assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)", Map.of()));
+    }
+
+    @Test
+    void existingIdIsRefusedUnlessReplacedAndDeleteRemovesEverything() throws Exception {
+        RemoteGraphStore store = store();
+        store.load(after, false, Progress.NONE);
+        SnapshotExistsException exists = assertThrows(SnapshotExistsException.class, () -> store.load(after, false, Progress.NONE));
+        assertEquals("after", exists.id());
+        long nodes = count("MATCH (n) RETURN count(n)", Map.of());
+        store.batchSize = 300;
+        store.load(after, true, Progress.NONE);
+        assertEquals(nodes, count("MATCH (n) RETURN count(n)", Map.of()));
+        List<SnapshotSummary> list = store.snapshots();
+        assertEquals(1, list.size());
+        SnapshotSummary s = list.get(0);
+        assertEquals("after", s.id());
+        assertEquals(871L, s.objectCount());
+        assertEquals(after.referenceCount(), s.referenceCount());
+        assertEquals(79118L, s.objectBytes());
+        assertTrue(s.analysed());
+
+        store.delete("after");
+        assertEquals(0L, count("MATCH (n) RETURN count(n)", Map.of()));
+        assertThrows(SnapshotNotFoundException.class, () -> store.delete("after"));
+        assertFalse(store.snapshot("after").isPresent());
+    }
+
+    @Test
+    void unreachableServerIsOneLineNamingTheUri() throws Exception {
+        int port = GraphStoreServeTest.freePort();
+        IOException e = assertThrows(IOException.class,
+            () -> RemoteGraphStore.connect("bolt://127.0.0.1:" + port, "neo4j", null, null));
+        assertTrue(e.getMessage().startsWith("cannot reach Neo4j at bolt://127.0.0.1:" + port + ": "), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"));
+        IOException noDb = assertThrows(IOException.class,
+            () -> RemoteGraphStore.on(driver, "bolt://test", "nosuch").snapshots());
+        assertEquals("Neo4j at bolt://test has no database 'nosuch'", noDb.getMessage());
+        IOException bad = assertThrows(IOException.class, () -> RemoteGraphStore.connect("http://x", "neo4j", null, null));
+        assertTrue(bad.getMessage().startsWith("cannot use Neo4j URI http://x: "), bad.getMessage());
+    }
+}

@@ -1,0 +1,216 @@
+package dev.heapload.queries;
+
+import static dev.heapload.queries.Golden.assertGolden;
+import static dev.heapload.queries.Golden.params;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilders;
+
+import dev.heapload.analysis.HeapAnalyzer;
+import dev.heapload.io.DumpReaders;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.Progress;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.RemoteHooks;
+
+/**
+ * The saved queries over Bolt: the event-listeners pair loaded into an in-process Neo4j server with
+ * {@link RemoteGraphStore}, every saved query run with {@link RemoteQueryRunner} with the golden tests' parameters,
+ * compared with the golden files and with the embedded store's rows; and a load cut off midway, which no saved
+ * query sees and the next load removes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BoltQueriesTest {
+
+    /** The parameters of {@link EventListenersGoldenTest}, query by query, with the golden file (or null). */
+    private static final List<Object[]> CASES = List.of(
+        new Object[] {"summary", params("snapshot", "after"), "summary.event-listeners.csv"},
+        new Object[] {"type-histogram", params("snapshot", "after"), "type-histogram.event-listeners.csv"},
+        new Object[] {"type-histogram-diff", params("baseline", "before", "target", "after"), "type-histogram-diff.event-listeners.csv"},
+        new Object[] {"new-objects", params("baseline", "before", "target", "after"), "new-objects.event-listeners.csv"},
+        new Object[] {"leak-groups", params("baseline", "before", "target", "after"), "leak-groups.event-listeners.csv"},
+        new Object[] {"growth", params("baseline", "before", "target", "after"), "growth.event-listeners.csv"},
+        new Object[] {"why-alive", params("snapshot", "after", "address", "0x56013833b340"), "why-alive.event-listeners.csv"},
+        new Object[] {"weak-only", params("snapshot", "after"), "weak-only.event-listeners.csv"},
+        new Object[] {"unreachable", params("snapshot", "after"), "unreachable.event-listeners.csv"},
+        new Object[] {"categories", params("snapshot", "after", "baseline", "before"), "categories.event-listeners.csv"},
+        new Object[] {"categories", params("snapshot", "after"), null},
+        new Object[] {"largest-retainers", params("snapshot", "after", "top", "5"), "largest-retainers.event-listeners.csv"});
+
+    @TempDir
+    static Path tmp;
+
+    private Neo4j server;
+    private Driver driver;
+    private GraphStore embedded;
+    private QueryLibrary library;
+    private Path caseDir;
+
+    @BeforeAll
+    void load() throws Exception {
+        server = Neo4jBuilders.newInProcessBuilder()
+            .withDisabledServer()
+            .withConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO)
+            .withConfig(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO)
+            .build();
+        driver = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
+        caseDir = Golden.testdata().resolve("luau").resolve("event-listeners");
+        RemoteGraphStore remote = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        remote.load(List.of(read("before", "before"), read("after", "after")), false, Progress.NONE);
+        embedded = Golden.loadPair(tmp.resolve("db"), caseDir);
+        library = QueryLibrary.fromDirectory(Golden.cypherDir());
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        if (embedded != null) {
+            embedded.close();
+        }
+        driver.close();
+        server.close();
+    }
+
+    private HeapSnapshot read(String file, String id) throws Exception {
+        HeapSnapshot s = DumpReaders.read(Golden.dump(caseDir, file + ".json"), id, Progress.NONE);
+        HeapAnalyzer.analyze(s, Progress.NONE);
+        return s;
+    }
+
+    private QueryResult remote(String name, Map<String, String> p) throws Exception {
+        SavedQuery q = library.get(name);
+        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+    }
+
+    @Test
+    void everySavedQueryGivesTheEmbeddedRowsAndTheGoldenFile() throws Exception {
+        TreeSet<String> covered = new TreeSet<>();
+        for (Object[] c : CASES) {
+            String name = (String) c[0];
+            @SuppressWarnings("unchecked")
+            Map<String, String> p = (Map<String, String>) c[1];
+            QueryResult bolt = remote(name, p);
+            QueryResult local = Golden.run(embedded, name, p);
+            assertEquals(local.columns(), bolt.columns(), name);
+            assertEquals(local.rows(), bolt.rows(), name + " " + p);
+            assertTrue(!bolt.rows().isEmpty() || name.equals("weak-only"), name + " returned rows");
+            if (c[2] != null) {
+                assertGolden(bolt, (String) c[2]);
+            }
+            // identical output in every format
+            for (ResultWriter.Format f : ResultWriter.Format.values()) {
+                assertEquals(print(local, f), print(bolt, f), name + " as " + f);
+            }
+            covered.add(name);
+        }
+        TreeSet<String> all = new TreeSet<>();
+        library.queries().forEach(q -> all.add(q.name()));
+        assertEquals(all, covered, "every saved query is run over Bolt");
+    }
+
+    private static String print(QueryResult r, ResultWriter.Format f) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ResultWriter.write(r, f, out);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void limitAndUnknownSnapshotBehaveAsEmbedded() throws Exception {
+        SavedQuery q = library.get("type-histogram");
+        QueryResult two = RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, params("snapshot", "after")), 2,
+            Duration.ofSeconds(60));
+        assertEquals(2, two.rows().size());
+        assertTrue(two.truncated());
+        QueryFailedException e = assertThrows(QueryFailedException.class, () -> remote("summary", params("snapshot", "nope")));
+        assertEquals("no snapshot 'nope' in the store (heapload snapshots lists them)", e.getMessage());
+    }
+
+    @Test
+    void aLoadCutOffMidwayIsSeenByNoQueryAndRemovedByTheNextLoad() throws Exception {
+        Driver doomed = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
+        RemoteGraphStore cut = RemoteGraphStore.on(doomed, server.boltURI().toString(), null);
+        RemoteHooks.afterBatch(cut, 200, 3, doomed::close);
+        assertThrows(IOException.class, () -> cut.load(read("after", "cut"), false, Progress.NONE));
+        assertEquals(600L, count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)"), "three batches of objects written");
+        assertEquals(0L, count("MATCH (s:Snapshot {id: 'cut'}) RETURN count(s)"));
+        // every saved query refuses the incomplete snapshot like an unknown one
+        for (SavedQuery q : library.queries()) {
+            Map<String, String> p = new java.util.LinkedHashMap<>();
+            for (QueryParameter param : q.parameters()) {
+                if (QueryRunner.SNAPSHOT_PARAMETERS.contains(param.name()) && param.required()) {
+                    p.put(param.name(), "cut");
+                } else if (param.required()) {
+                    p.put(param.name(), "0x0");
+                }
+            }
+            QueryFailedException e = assertThrows(QueryFailedException.class, () -> remote(q.name(), p), q.name());
+            assertEquals("no snapshot 'cut' in the store (heapload snapshots lists them)", e.getMessage(), q.name());
+        }
+        // without that check the saved queries return no rows either: they start from the Snapshot or Diff node,
+        // which the final transaction writes (why-alive starts from an address; only the check above guards it)
+        for (SavedQuery q : library.queries()) {
+            if (q.name().equals("why-alive")) {
+                continue;
+            }
+            Map<String, String> p = new java.util.LinkedHashMap<>();
+            for (QueryParameter param : q.parameters()) {
+                if (QueryRunner.SNAPSHOT_PARAMETERS.contains(param.name()) && param.required()) {
+                    p.put(param.name(), "cut");
+                }
+            }
+            if (q.parameter("baseline") != null && !q.parameter("baseline").required()) {
+                p.put("baseline", "after");
+            }
+            QueryResult raw = RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60), false);
+            assertEquals(List.of(), raw.rows(), q.name() + " " + p);
+        }
+        // a query starting from the snapshot returns no rows even without that check
+        Path file = tmp.resolve("objects-by-type.cypher");
+        Files.writeString(file, "// name: objects-by-type\n// description: test\n// param: snapshot string\n"
+            + "// columns: type, objects\nMATCH (:Snapshot {id: $snapshot})\nMATCH (o:Object {snapshot: $snapshot})\n"
+            + "RETURN o.type AS type, count(o) AS objects\n");
+        SavedQuery byType = QueryLibrary.readFile(file);
+        assertEquals(List.of(), RemoteQueryRunner.run(driver, null, byType, Map.of("snapshot", "cut"), 0,
+            Duration.ofSeconds(60), false).rows());
+        List<Object> afterRows = new ArrayList<>(RemoteQueryRunner.run(driver, null, byType, Map.of("snapshot", "after"), 0,
+            Duration.ofSeconds(60), false).rows());
+        assertEquals(6, afterRows.size(), "the complete snapshot has its six types");
+
+        // the next load removes the leftover and succeeds
+        RemoteGraphStore next = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        next.load(read("before", "again"), false, Progress.NONE);
+        assertEquals(0L, count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)"));
+        assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)"));
+        assertGolden(remote("summary", params("snapshot", "after")), "summary.event-listeners.csv");
+        next.delete("again");
+    }
+
+    private long count(String cypher) {
+        try (Session s = driver.session()) {
+            return s.run(cypher).single().get(0).asLong();
+        }
+    }
+}
