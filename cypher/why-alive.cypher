@@ -8,6 +8,7 @@
 // references, via that reference's name or [kind]; the last step is the object itself. Absent when the object
 // is unreachable. chain 'dominator': step 0 is the object, then its immediate dominator, and so on up to an
 // object the super-root dominates. No rows: no object has that address in the snapshot.
+MATCH (:Snapshot {id: $snapshot})
 MATCH (o:Object {snapshot: $snapshot, address: $address})
 CALL (o) {
   MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
