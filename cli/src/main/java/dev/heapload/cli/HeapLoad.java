@@ -142,7 +142,7 @@ public final class HeapLoad implements Callable<Integer> {
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
                 var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
-                printLeakAnswer(result, baseline, target, "", out);
+                printLeakAnswer(result, baseline, target, db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString()), out);
             }
         } finally {
             try {
@@ -196,9 +196,14 @@ public final class HeapLoad implements Callable<Integer> {
         out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
         out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
         out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
-        if (storeOptions.isEmpty()) {
-            out.println("  heapload serve      (Neo4j Browser on the store)");
+        if (!storeOptions.contains("--uri")) {
+            out.println("  heapload serve" + storeOptions + "      (Neo4j Browser on the store)");
         }
+    }
+
+    /** {@code word} as one shell word: as is when it has only safe characters, else in single quotes. */
+    static String shellWord(String word) {
+        return word.matches("[A-Za-z0-9_./:=@%+-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 
     /**
@@ -288,6 +293,8 @@ public final class HeapLoad implements Callable<Integer> {
         System.setErr(err);
         try {
             CommandLine cl = new CommandLine(new HeapLoad());
+            // "--format micropython": the value names a subcommand too
+            cl.setAllowSubcommandsAsOptionParameters(true);
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(err, true));
             cl.setParameterExceptionHandler((ex, arguments) -> {

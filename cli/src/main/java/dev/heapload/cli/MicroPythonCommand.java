@@ -66,7 +66,7 @@ final class MicroPythonCommand implements Callable<Integer> {
             + "Default for --regions: symbols.nm.txt or the *.map beside it or in its parent directory.")
     Path symbols;
 
-    @Option(names = "--sp", paramLabel = "ADDR", description = "Stack pointer at the dump (seed-style images hold the whole stack area; without it the stack_limit bytes below stack_top are scanned).")
+    @Option(names = "--sp", paramLabel = "ADDR", description = "Stack pointer at the dump (seed-style images hold the whole stack area). Default: sp=0x... from an info.txt beside regions.json; else the stack_limit bytes below stack_top are scanned.")
     String sp;
 
     @Option(names = "--word-size", paramLabel = "BYTES", description = "4 or 8; default: from regions.json, else the symbols' address width.")
@@ -139,7 +139,8 @@ final class MicroPythonCommand implements Callable<Integer> {
         if (bigEndian) {
             image = image.with(image.wordSize(), false);
         }
-        long stack = sp == null ? -1 : address(sp, syms, "--sp");
+        long stack = sp != null ? address(sp, syms, "--sp")
+            : regions != null ? dev.heapload.micropython.MicroPythonFiles.stackPointerBeside(regions) : -1;
         MicroPythonReader.Options options = new MicroPythonReader.Options(wordSize == null ? 0 : wordSize, 0, stack, null,
             bigEndian ? Boolean.FALSE : null);
         GraphStore store = null;

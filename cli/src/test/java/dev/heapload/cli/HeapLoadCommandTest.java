@@ -199,7 +199,8 @@ class HeapLoadCommandTest {
             + "  group 1: 152 objects, 19,608 new bytes, 19,608 retained bytes, 16 table head(s), path:\n"
             + "      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
             + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n"), r.out());
-        assertTrue(r.out().contains("  heapload query why-alive -p snapshot=after -p address=ADDRESS\n"), r.out());
+        assertTrue(r.out().contains("  heapload query why-alive -p snapshot=after -p address=ADDRESS --db " + pairDb + "\n"),
+            r.out());
     }
 
     @Test

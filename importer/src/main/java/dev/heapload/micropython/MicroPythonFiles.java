@@ -69,10 +69,40 @@ public final class MicroPythonFiles {
             + "one *.map in its directory or the parent); give them with: heapload micropython --regions FILE --symbols FILE");
     }
 
-    /** Reads a regions.json dump with the symbols found by {@link #findSymbols}. */
+    /**
+     * The stack pointer at the dump from an {@code info.txt} beside {@code regionsJson} (a line {@code sp=0x…}, as
+     * the gdb dump script of shared/testdata/micropython writes it), or -1. Without it a seed-style image's whole
+     * stack area is scanned, and stale words below the real stack pointer can keep garbage alive.
+     */
+    public static long stackPointerBeside(Path regionsJson) {
+        Path dir = regionsJson.toAbsolutePath().getParent();
+        Path info = dir == null ? null : dir.resolve("info.txt");
+        if (info == null || !Files.isRegularFile(info)) {
+            return -1;
+        }
+        try {
+            for (String line : Files.readAllLines(info, StandardCharsets.ISO_8859_1)) {
+                String t = line.trim();
+                if (t.startsWith("sp=0x") || t.startsWith("sp = 0x")) {
+                    return Long.parseUnsignedLong(t.substring(t.indexOf("0x") + 2).trim(), 16);
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /**
+     * Reads a regions.json dump with the symbols found by {@link #findSymbols} and the stack pointer of
+     * {@link #stackPointerBeside}, if any.
+     */
     public static MicroPythonDump read(Path regionsJson, String snapshotId) throws IOException {
         FirmwareSymbols symbols = FirmwareSymbols.read(findSymbols(regionsJson));
-        return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols,
-            MicroPythonReader.Options.DEFAULT, snapshotId, regionsJson.toString());
+        long sp = stackPointerBeside(regionsJson);
+        MicroPythonReader.Options options = sp < 0 ? MicroPythonReader.Options.DEFAULT
+            : new MicroPythonReader.Options(0, 0, sp, null, null);
+        return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols, options, snapshotId,
+            regionsJson.toString());
     }
 }

@@ -12,6 +12,7 @@ import java.time.temporal.TemporalAccessor;
 import org.neo4j.graphdb.Entity;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Path;
+import org.neo4j.graphdb.QueryExecutionType;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
@@ -85,13 +86,18 @@ public final class QueryRunner {
      * @param params  typed parameters ({@link #bind})
      * @param limit   maximum rows to return (0 or less: all)
      * @param timeout transaction timeout
-     * @throws QueryFailedException (one line) when a snapshot parameter names no snapshot in the database,
+     * @throws QueryFailedException (one line) when a snapshot parameter names no snapshot in the database or
+     *                              {@code snapshot}/{@code target} is empty, when the query would write,
      *                              on timeout, when the transaction memory limit was reached, or on a Cypher error
      */
     public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                                   Duration timeout) throws QueryFailedException {
         try (Transaction tx = db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             for (String name : SNAPSHOT_PARAMETERS) {
+                if (params.get(name) instanceof String id && id.isEmpty() && !name.equals("baseline")) {
+                    throw new QueryFailedException("parameter '" + name + "' is empty: give a snapshot id "
+                        + "(heapload snapshots lists them)");
+                }
                 if (params.get(name) instanceof String id && !id.isEmpty()) {
                     try (Result r = tx.execute("MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n", Map.of("id", id))) {
                         if (((Number) r.next().get("n")).longValue() == 0) {
@@ -104,6 +110,10 @@ public final class QueryRunner {
             boolean truncated = false;
             List<String> columns;
             try (Result r = tx.execute(query.text(), params)) {
+                if (r.getQueryExecutionType().queryType() != QueryExecutionType.QueryType.READ_ONLY) {
+                    throw new QueryFailedException("query '" + query.name() + "' would change the graph; queries are "
+                        + "read-only (nothing was changed)");
+                }
                 columns = List.copyOf(r.columns());
                 while (r.hasNext()) {
                     if (limit > 0 && rows.size() >= limit) {
