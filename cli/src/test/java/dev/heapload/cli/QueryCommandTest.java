@@ -107,7 +107,17 @@ class QueryCommandTest {
             // columns: n
             UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n
             """);
+        Path writer = Files.writeString(tmp.resolve("writer.cypher"), """
+            // name: writer
+            // description: Tries to delete everything.
+            // columns: n
+            MATCH (n) DETACH DELETE n RETURN count(*) AS n
+            """);
         List<String[]> cases = List.of(
+            new String[] {"heapload: query 'writer' would change the graph; queries are read-only (nothing was changed)",
+                "query", writer.toString(), "--db", db.toString()},
+            new String[] {"heapload: parameter 'snapshot' is empty: give a snapshot id (heapload snapshots lists them)",
+                "query", "summary", "-p", "snapshot=", "--db", db.toString()},
             new String[] {"heapload: no saved query 'nope' (heapload queries lists them; a path to a .cypher file also works)",
                 "query", "nope", "--db", db.toString()},
             new String[] {"heapload: query 'summary' needs -p snapshot=STRING (it takes: snapshot string)",
@@ -129,6 +139,9 @@ class QueryCommandTest {
             }
         }
         assertEquals(List.of(), problems);
+        assertEquals(871L, run("query", "summary", "-p", "snapshot=after", "--format", "csv", "--db", db.toString()).out()
+            .lines().filter(l -> l.startsWith("all,")).map(l -> Long.parseLong(l.split(",")[2])).findFirst().orElse(-1L),
+            "the refused writer changed nothing");
         HeapLoadCommandTest.Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
         assertEquals(2, usage.code());
         assertEquals("heapload: --format must be table, csv or json, not 'xml'\n"
