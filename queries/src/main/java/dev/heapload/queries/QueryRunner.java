@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.time.temporal.TemporalAccessor;
 
 import org.neo4j.graphdb.Entity;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -93,19 +92,11 @@ public final class QueryRunner {
     public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                                   Duration timeout) throws QueryFailedException {
         try (Transaction tx = db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            for (String name : SNAPSHOT_PARAMETERS) {
-                if (params.get(name) instanceof String id && id.isEmpty() && !name.equals("baseline")) {
-                    throw new QueryFailedException("parameter '" + name + "' is empty: give a snapshot id "
-                        + "(heapload snapshots lists them)");
+            checkSnapshots(params, id -> {
+                try (Result r = tx.execute(SNAPSHOT_COUNT, Map.of("id", id))) {
+                    return ((Number) r.next().get("n")).longValue() > 0;
                 }
-                if (params.get(name) instanceof String id && !id.isEmpty()) {
-                    try (Result r = tx.execute("MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n", Map.of("id", id))) {
-                        if (((Number) r.next().get("n")).longValue() == 0) {
-                            throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");
-                        }
-                    }
-                }
-            }
+            });
             List<List<Object>> rows = new ArrayList<>();
             boolean truncated = false;
             List<String> columns;
@@ -137,6 +128,31 @@ public final class QueryRunner {
         }
     }
 
+    /** Counts the Snapshot nodes with id {@code $id}: 1 for a complete snapshot, else 0. */
+    static final String SNAPSHOT_COUNT = "MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n";
+
+    /**
+     * Refuses {@link #SNAPSHOT_PARAMETERS} values that are empty ({@code snapshot}, {@code target}; an empty
+     * {@code baseline} means "none") or name no snapshot according to {@code exists}.
+     *
+     * @throws QueryFailedException one line naming the parameter or the id
+     */
+    static void checkSnapshots(Map<String, Object> params, java.util.function.Predicate<String> exists)
+        throws QueryFailedException {
+        for (String name : SNAPSHOT_PARAMETERS) {
+            if (!(params.get(name) instanceof String id)) {
+                continue;
+            }
+            if (id.isEmpty() && !name.equals("baseline")) {
+                throw new QueryFailedException("parameter '" + name + "' is empty: give a snapshot id "
+                    + "(heapload snapshots lists them)");
+            }
+            if (!id.isEmpty() && !exists.test(id)) {
+                throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");
+            }
+        }
+    }
+
     /** One line for a failed query: timeout and memory limit in words, else the innermost Neo4j message. */
     static String failure(SavedQuery query, Throwable e, Duration timeout) {
         StringBuilder all = new StringBuilder();
@@ -162,8 +178,31 @@ public final class QueryRunner {
         return prefix + "failed: " + (nl >= 0 ? m.substring(0, nl) : m).strip();
     }
 
-    /** Neo4j values as plain Java values; nodes and relationships become their element ids. */
+    /** Neo4j values of the embedded API as plain Java values; nodes and relationships become their element ids. */
     static Object plain(Object v) {
+        return plain(v, QueryRunner::embeddedGraphValue);
+    }
+
+    private static Object embeddedGraphValue(Object v) {
+        if (v instanceof Entity en) {
+            return en.getElementId();
+        }
+        if (v instanceof Path p) {
+            List<Object> ids = new ArrayList<>();
+            p.nodes().forEach(n -> ids.add(n.getElementId()));
+            return ids;
+        }
+        return null;
+    }
+
+    /**
+     * A query value as a plain Java value of the types {@link QueryResult} lists: whole numbers as {@code Long},
+     * floating point as {@code Double}, lists, maps with string keys, temporal and other values as text.
+     *
+     * @param graphValue the API-specific part (embedded or driver): the plain form of a node, relationship, path or
+     *                   wrapped value, or {@code null} when {@code v} is none of those
+     */
+    static Object plain(Object v, java.util.function.Function<Object, Object> graphValue) {
         if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) {
             return v;
         }
@@ -173,18 +212,14 @@ public final class QueryRunner {
         if (v instanceof Float f) {
             return f.doubleValue();
         }
-        if (v instanceof Entity en) {
-            return en.getElementId();
-        }
-        if (v instanceof Path p) {
-            List<Object> ids = new ArrayList<>();
-            p.nodes().forEach(n -> ids.add(n.getElementId()));
-            return ids;
+        Object graph = graphValue.apply(v);
+        if (graph != null) {
+            return graph;
         }
         if (v instanceof Iterable<?> it) {
             List<Object> out = new ArrayList<>();
             for (Object o : it) {
-                out.add(plain(o));
+                out.add(plain(o, graphValue));
             }
             return out;
         }
@@ -192,19 +227,16 @@ public final class QueryRunner {
             List<Object> out = new ArrayList<>();
             int n = java.lang.reflect.Array.getLength(v);
             for (int i = 0; i < n; i++) {
-                out.add(plain(java.lang.reflect.Array.get(v, i)));
+                out.add(plain(java.lang.reflect.Array.get(v, i), graphValue));
             }
             return out;
         }
         if (v instanceof Map<?, ?> m) {
             Map<String, Object> out = new LinkedHashMap<>();
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                out.put(String.valueOf(e.getKey()), plain(e.getValue()));
+                out.put(String.valueOf(e.getKey()), plain(e.getValue(), graphValue));
             }
             return out;
-        }
-        if (v instanceof TemporalAccessor) {
-            return v.toString();
         }
         return v.toString();
     }

@@ -1,9 +1,7 @@
 package dev.heapload.queries;
 
 import java.time.Duration;
-import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -61,15 +59,8 @@ public final class RemoteQueryRunner {
         TransactionConfig txConfig = TransactionConfig.builder().withTimeout(timeout).build();
         try (Session session = driver.session(config.build()); Transaction tx = session.beginTransaction(txConfig)) {
             if (checkSnapshots) {
-                for (String name : QueryRunner.SNAPSHOT_PARAMETERS) {
-                    if (params.get(name) instanceof String id && !id.isEmpty()) {
-                        long n = tx.run("MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n", Map.of("id", id))
-                            .single().get("n").asLong();
-                        if (n == 0) {
-                            throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");
-                        }
-                    }
-                }
+                QueryRunner.checkSnapshots(params,
+                    id -> tx.run(QueryRunner.SNAPSHOT_COUNT, Map.of("id", id)).single().get("n").asLong() > 0);
             }
             List<List<Object>> rows = new ArrayList<>();
             boolean truncated = false;
@@ -98,19 +89,10 @@ public final class RemoteQueryRunner {
 
     /** A driver value as a plain Java value of the types {@link QueryResult} lists. */
     static Object plain(Value v) {
-        return plainObject(v.asObject());
+        return QueryRunner.plain(v.asObject(), RemoteQueryRunner::driverGraphValue);
     }
 
-    private static Object plainObject(Object v) {
-        if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) {
-            return v;
-        }
-        if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
-            return ((Number) v).longValue();
-        }
-        if (v instanceof Float f) {
-            return f.doubleValue();
-        }
+    private static Object driverGraphValue(Object v) {
         if (v instanceof Entity e) {
             return e.elementId();
         }
@@ -124,23 +106,6 @@ public final class RemoteQueryRunner {
         if (v instanceof Value value) {
             return plain(value);
         }
-        if (v instanceof Iterable<?> it) {
-            List<Object> out = new ArrayList<>();
-            for (Object o : it) {
-                out.add(plainObject(o));
-            }
-            return out;
-        }
-        if (v instanceof Map<?, ?> m) {
-            Map<String, Object> out = new LinkedHashMap<>();
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                out.put(String.valueOf(e.getKey()), plainObject(e.getValue()));
-            }
-            return out;
-        }
-        if (v instanceof TemporalAccessor) {
-            return v.toString();
-        }
-        return QueryRunner.plain(v);
+        return null;
     }
 }
