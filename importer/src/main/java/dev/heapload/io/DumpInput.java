@@ -42,19 +42,8 @@ public final class DumpInput implements Closeable {
      */
     public static DumpInput open(Path file) throws IOException {
         String name = file.toString();
-        if (Files.isDirectory(file)) {
-            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
-        }
-        InputStream in;
-        long size;
-        try {
-            in = Files.newInputStream(file);
-            size = Files.size(file);
-        } catch (NoSuchFileException e) {
-            throw new DumpFormatException(name, -1, "no such file");
-        } catch (AccessDeniedException e) {
-            throw new DumpFormatException(name, -1, "permission denied");
-        }
+        InputStream in = openStored(file);
+        long size = Files.size(file);
         DigestingInputStream stored = new DigestingInputStream(in);
         PushbackInputStream head = new PushbackInputStream(new BufferedInputStream(stored, 1 << 16), 2);
         byte[] magic = new byte[2];
@@ -63,6 +52,25 @@ public final class DumpInput implements Closeable {
         boolean gzip = n == 2 && magic[0] == (byte) 0x1f && magic[1] == (byte) 0x8b;
         InputStream content = gzip ? new BufferedInputStream(new GZIPInputStream(head, 1 << 16), 1 << 16) : head;
         return new DumpInput(name, stored, content, size, gzip);
+    }
+
+    /**
+     * The file's bytes as stored (not decompressed), for readers that do their own decompression.
+     *
+     * @throws DumpFormatException when the file is missing, a directory or unreadable (one line naming it)
+     */
+    public static InputStream openStored(Path file) throws IOException {
+        String name = file.toString();
+        if (Files.isDirectory(file)) {
+            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
+        }
+        try {
+            return Files.newInputStream(file);
+        } catch (NoSuchFileException e) {
+            throw new DumpFormatException(name, -1, "no such file");
+        } catch (AccessDeniedException e) {
+            throw new DumpFormatException(name, -1, "permission denied");
+        }
     }
 
     /**

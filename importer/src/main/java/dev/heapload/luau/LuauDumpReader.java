@@ -3,7 +3,6 @@ package dev.heapload.luau;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -27,6 +26,7 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
+import dev.heapload.io.DumpInput;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.HeapSnapshotBuilder;
@@ -172,19 +172,8 @@ public final class LuauDumpReader {
      */
     public HeapSnapshot read(Path file, String snapshotId, Progress progress) throws DumpFormatException, IOException {
         String name = file.toString();
-        if (Files.isDirectory(file)) {
-            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
-        }
-        InputStream in;
-        long size;
-        try {
-            in = Files.newInputStream(file);
-            size = Files.size(file);
-        } catch (NoSuchFileException e) {
-            throw new DumpFormatException(name, -1, "no such file");
-        } catch (AccessDeniedException e) {
-            throw new DumpFormatException(name, -1, "permission denied");
-        }
+        InputStream in = DumpInput.openStored(file);
+        long size = Files.size(file);
         Path fileName = file.getFileName();
         progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
         try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader", progress::step)) {
