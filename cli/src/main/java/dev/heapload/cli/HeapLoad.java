@@ -99,26 +99,11 @@ public final class HeapLoad implements Callable<Integer> {
             if (java.nio.file.Files.isDirectory(db)) {
                 store = GraphStore.open(db);
             }
-            List<String> ids = new java.util.ArrayList<>();
-            for (Path file : files) {
-                String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
-                if (ids.contains(id)) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
-                        + id + "'; load them one at a time with --name");
-                }
-                ids.add(id);
-                if (store != null && !replace && store.snapshot(id).isPresent()) {
-                    throw new SnapshotExistsException(id, db.toString());
-                }
-            }
+            GraphStore existing = store;
+            List<String> ids = snapshotIds(id -> existing != null && existing.snapshot(id).isPresent(), db.toString());
             // every file is read and analysed before the store changes, so a bad file anywhere in the list
             // leaves the store as it was; then all of them are loaded in one all-or-nothing rebuild
-            List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
-            for (int i = 0; i < files.size(); i++) {
-                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
-                HeapAnalyzer.analyze(snapshot, bars);
-                snapshots.add(snapshot);
-            }
+            List<HeapSnapshot> snapshots = readAll(ids, bars);
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
             if (store == null) {
                 store = GraphStore.open(db);
@@ -127,15 +112,7 @@ public final class HeapLoad implements Callable<Integer> {
             bars.reset();
             store.load(snapshots, replace, bars);
             bars.end();
-            for (HeapSnapshot snapshot : snapshots) {
-                LoadReport.print(snapshot, out);
-                out.println("  store: " + db.toAbsolutePath().normalize());
-                out.println();
-            }
-            Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
-            times.putAll(bars.phaseNanos());
-            TerminalProgress.printTimes(out, times);
-            out.println();
+            printLoaded(snapshots, db.toAbsolutePath().normalize().toString(), readTimes, bars, out);
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
@@ -201,6 +178,58 @@ public final class HeapLoad implements Callable<Integer> {
         }
     }
 
+    /**
+     * The snapshot id of each file ({@code --name} or the file name), refusing two files with one id (usage error)
+     * and, unless {@code --replace}, an id for which {@code exists} is true.
+     *
+     * @param place the store's directory or URI, for the message
+     */
+    private List<String> snapshotIds(SnapshotLookup exists, String place) throws java.io.IOException {
+        List<String> ids = new java.util.ArrayList<>();
+        for (Path file : files) {
+            String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
+            if (ids.contains(id)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
+                    + id + "'; load them one at a time with --name");
+            }
+            ids.add(id);
+            if (!replace && exists.exists(id)) {
+                throw new SnapshotExistsException(id, place);
+            }
+        }
+        return ids;
+    }
+
+    /** Whether a store already holds a snapshot id. */
+    private interface SnapshotLookup {
+        boolean exists(String id) throws java.io.IOException;
+    }
+
+    /** Reads and analyses every file, in order, with the ids of {@link #snapshotIds}. */
+    private List<HeapSnapshot> readAll(List<String> ids, TerminalProgress bars) throws java.io.IOException {
+        List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
+            HeapAnalyzer.analyze(snapshot, bars);
+            snapshots.add(snapshot);
+        }
+        return snapshots;
+    }
+
+    /** The summary of each loaded snapshot with the store it went to, then the time per phase. */
+    private static void printLoaded(List<HeapSnapshot> snapshots, String store, Map<String, Long> readTimes,
+                                    TerminalProgress bars, PrintStream out) {
+        for (HeapSnapshot snapshot : snapshots) {
+            LoadReport.print(snapshot, out);
+            out.println("  store: " + store);
+            out.println();
+        }
+        Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
+        times.putAll(bars.phaseNanos());
+        TerminalProgress.printTimes(out, times);
+        out.println();
+    }
+
     /** {@code word} as one shell word: as is when it has only safe characters, else in single quotes. */
     static String shellWord(String word) {
         return word.matches("[A-Za-z0-9_./:=@%+-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
@@ -217,38 +246,15 @@ public final class HeapLoad implements Callable<Integer> {
             + "stays invisible on the server and the next load removes what it wrote"));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
         try (RemoteGraphStore remote = bolt.connect()) {
-            List<String> ids = new java.util.ArrayList<>();
-            for (Path file : files) {
-                String id = name != null ? name : DumpReaders.defaultSnapshotId(file);
-                if (ids.contains(id)) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
-                        + id + "'; load them one at a time with --name");
-                }
-                ids.add(id);
-                if (!replace && remote.snapshot(id).isPresent()) {
-                    throw new SnapshotExistsException(id, remote.uri());
-                }
-            }
-            List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
-            for (int i = 0; i < files.size(); i++) {
-                HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
-                HeapAnalyzer.analyze(snapshot, bars);
-                snapshots.add(snapshot);
-            }
+            List<String> ids = snapshotIds(id -> remote.snapshot(id).isPresent(), remote.uri());
+            List<HeapSnapshot> snapshots = readAll(ids, bars);
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
             // all files in one load: one all-or-nothing step, with the comparisons between them
             bars.reset();
             remote.load(snapshots, replace, bars);
             bars.end();
-            for (HeapSnapshot snapshot : snapshots) {
-                LoadReport.print(snapshot, out);
-                out.println("  store: " + remote.uri() + (remote.database() == null ? "" : " database " + remote.database()));
-                out.println();
-            }
-            Map<String, Long> times = new java.util.LinkedHashMap<>(readTimes);
-            times.putAll(bars.phaseNanos());
-            TerminalProgress.printTimes(out, times);
-            out.println();
+            printLoaded(snapshots, remote.uri() + (remote.database() == null ? "" : " database " + remote.database()),
+                readTimes, bars, out);
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
