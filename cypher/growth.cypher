@@ -12,9 +12,9 @@ MATCH (:Diff {baseline: $baseline, target: $target})-[g:GREW]->(t:Object)
 WHERE g.rank <= $top
 WITH t, g
 OPTIONAL CALL (t) {
-  MATCH p = (t)-[:RETAINED_BY*0..]->(r:Object)
+  MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(t)
   WHERE r.rootName IS NOT NULL
-  RETURN [r.rootName] + [rel IN reverse(relationships(p)) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
+  RETURN [r.rootName] + [rel IN relationships(p) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
 }
 RETURN t.address AS address, t.type AS type, t.category AS category, t.label AS label,
        g.sizeBefore AS sizeBefore, t.size AS sizeAfter, t.size - g.sizeBefore AS sizeGrowth,

@@ -9,8 +9,8 @@
 MATCH (:Snapshot {id: $snapshot})-[t:TOP_RETAINER]->(o:Object)
 WHERE t.rank <= $top
 WITH o
-MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
+MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
 WHERE r.rootName IS NOT NULL
 RETURN o.address AS address, o.type AS type, o.label AS label, o.size AS size, o.retainedSize AS retainedSize,
-       [r.rootName] + [rel IN reverse(relationships(p)) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
+       [r.rootName] + [rel IN relationships(p) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
 ORDER BY retainedSize DESC, address

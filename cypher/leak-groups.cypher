@@ -5,7 +5,7 @@
 // columns: objects, newBytes, retainedBytes, heads, headType, path
 //
 // new: no object of the baseline has the same address, type and memory category (and size, for strings).
-// Each new reachable object walks up its RETAINED_BY chain while the parent is new; the last new object is its
+// Each new reachable object walks up its retention path while the parent is new; the last new object is its
 // group's head (its parent is old, or it is a root). Heads with the same retention path and type form one group:
 // objects and newBytes count every new object under them (shallow bytes), retainedBytes sums the heads' retained
 // sizes, heads counts them. path: one line per hop from the root: the root's name and type, then the

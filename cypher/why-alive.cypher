@@ -11,9 +11,9 @@
 MATCH (:Snapshot {id: $snapshot})
 MATCH (o:Object {snapshot: $snapshot, address: $address})
 CALL (o) {
-  MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
+  MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
   WHERE r.rootName IS NOT NULL
-  WITH reverse(nodes(p)) AS ns, reverse(relationships(p)) AS rels
+  WITH nodes(p) AS ns, relationships(p) AS rels
   UNWIND range(0, size(ns) - 1) AS i
   RETURN 0 AS ord, 'retention' AS chain, i AS step, ns[i] AS n,
          CASE WHEN i = 0 THEN 'root ' + ns[0].rootName
@@ -21,9 +21,9 @@ CALL (o) {
   UNION ALL
   // every dominator of o lies on its retention path: walk the path from o towards the root, keeping each
   // node whose address is the `dominator` of the last node kept
-  OPTIONAL MATCH p = (o)-[:RETAINED_BY*0..]->(r:Object)
+  OPTIONAL MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
   WHERE r.rootName IS NOT NULL
-  WITH o, CASE WHEN p IS NULL THEN [o] ELSE nodes(p) END AS path
+  WITH o, CASE WHEN p IS NULL THEN [o] ELSE reverse(nodes(p)) END AS path
   WITH reduce(kept = [o], n IN tail(path) |
               CASE WHEN n.address = last(kept).dominator THEN kept + n ELSE kept END) AS ns
   UNWIND range(0, size(ns) - 1) AS i

@@ -54,7 +54,7 @@ final class GraphInput implements Input {
 
     private enum Segment {
         OBJECTS, SNAPSHOT, CATEGORIES, STATS,
-        REFERENCES, ROOTS, HAS_CATEGORY, RETAINED_BY, HAS_STATS, TOP_RETAINER, CATEGORY_TOP_RETAINER,
+        REFERENCES, ROOTS, HAS_CATEGORY, HAS_STATS, TOP_RETAINER, CATEGORY_TOP_RETAINER,
         DIFF, NEW_OBJECTS, LEAK_GROUPS,
         DIFF_SNAPSHOTS, HAS_NEW_OBJECTS, HAS_LEAK_GROUP, EXAMPLE, GREW
     }
@@ -62,7 +62,7 @@ final class GraphInput implements Input {
     private static final Segment[] NODE_SEGMENTS = {Segment.OBJECTS, Segment.SNAPSHOT, Segment.CATEGORIES,
         Segment.STATS, Segment.DIFF, Segment.NEW_OBJECTS, Segment.LEAK_GROUPS};
     private static final Segment[] RELATIONSHIP_SEGMENTS = {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY,
-        Segment.RETAINED_BY, Segment.HAS_STATS, Segment.TOP_RETAINER, Segment.CATEGORY_TOP_RETAINER,
+        Segment.HAS_STATS, Segment.TOP_RETAINER, Segment.CATEGORY_TOP_RETAINER,
         Segment.DIFF_SNAPSHOTS, Segment.HAS_NEW_OBJECTS, Segment.HAS_LEAK_GROUP, Segment.EXAMPLE, Segment.GREW};
 
     private final List<Part> parts;
@@ -135,9 +135,9 @@ final class GraphInput implements Input {
             SnapshotSummary s = p.entry().summary();
             long n = s.objectCount();
             int c = p.entry().categoryCount();
-            rels += s.referenceCount() + c + (s.analysed() ? n : 0);
+            rels += s.referenceCount() + c;
             nodeProps += n * (s.analysed() ? 9 : 6) + 9 + 4L * c;
-            relProps += 2 * s.referenceCount() + (s.analysed() ? 2 * n : 0);
+            relProps += 2 * s.referenceCount() + (s.analysed() ? n : 0);
             labels += 2 * n + 1 + c;
         }
         return Input.knownEstimates(nodeCount, rels, nodeProps, relProps, nodeProps * 12, relProps * 10, labels);
@@ -213,7 +213,6 @@ final class GraphInput implements Input {
                 case CATEGORIES, HAS_CATEGORY -> categories.length;
                 case REFERENCES -> snapshot.referenceCount();
                 case ROOTS -> snapshot.roots().size();
-                case RETAINED_BY -> analysis == null ? 0 : snapshot.objectCount();
                 case STATS, HAS_STATS -> stats == null ? 0 : stats.buckets().size();
                 case TOP_RETAINER -> stats == null ? 0 : stats.topRetainers().length;
                 case CATEGORY_TOP_RETAINER -> categoryTop.length;
@@ -345,7 +344,6 @@ final class GraphInput implements Input {
                     case REFERENCES -> reference(v, i);
                     case ROOTS -> root(v, i);
                     case HAS_CATEGORY -> hasCategory(v, i);
-                    case RETAINED_BY -> retainedBy(v, i);
                     case STATS -> stats(v, i);
                     case HAS_STATS -> edge(v, l.snapshotNode, l.statsBase + i, GraphSchema.HAS_STATS);
                     case TOP_RETAINER -> topRetainer(v, i);
@@ -461,6 +459,9 @@ final class GraphInput implements Input {
             if ((flags & HeapSnapshot.WEAK_KEY_VALUE) != 0) {
                 v.property("weakKey", Boolean.TRUE);
             }
+            if (l.analysis != null && l.analysis.retainedBy()[s.referenceTarget(r)] == r) {
+                v.property(GraphSchema.RETENTION, Boolean.TRUE);
+            }
             return true;
         }
 
@@ -479,23 +480,6 @@ final class GraphInput implements Input {
             v.startId(l.snapshotNode);
             v.endId(l.categoryBase + i);
             v.type(GraphSchema.HAS_CATEGORY);
-            return true;
-        }
-
-        private boolean retainedBy(InputEntityVisitor v, int o) {
-            int r = l.analysis.retainedBy()[o];
-            if (r < 0) {
-                return false;
-            }
-            HeapSnapshot s = l.snapshot;
-            v.startId(l.base + o);
-            v.endId(l.base + s.referenceSource(r));
-            v.type(GraphSchema.RETAINED_BY);
-            v.property("kind", l.kinds[s.referenceKindId(r)]);
-            String name = s.referenceName(r);
-            if (name != null) {
-                v.property("name", name);
-            }
             return true;
         }
 

@@ -9,11 +9,10 @@ import java.util.Locale;
  * (:Snapshot {id, vm, source, sha256, loadedAt, objectCount, referenceCount, totalBytes, objectBytes})
  * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
  *                        reachable, distance, retainedSize, dominator, rootName})
- * (:Object)-[:REF {kind, name, ephemeron, weakKey}]-&gt;(:Object) strong references
+ * (:Object)-[:REF {kind, name, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
  * (:Object)-[:WEAK_REF {kind, name, ephemeron}]-&gt;(:Object)   references flagged WEAK
  * (:Snapshot)-[:ROOT {name}]-&gt;(:Object)                       GC roots
  * (:Snapshot)-[:HAS_CATEGORY]-&gt;(:Category {snapshot, id, name, bytes})
- * (:Object)-[:RETAINED_BY {kind, name}]-&gt;(:Object)           last hop of the retention path
  * </pre>
  *
  * <ul>
@@ -22,19 +21,21 @@ import java.util.Locale;
  *       {@code size}, {@code retainedSize}, {@code bytes}, {@code totalBytes}, {@code objectBytes},
  *       {@code objectCount}, {@code referenceCount} are integers in bytes or counts; {@code category},
  *       {@code distance}, {@code id} (of a Category) are integers (all numbers are stored as 64-bit, so the
- *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron}, {@code weakKey} booleans
+ *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron}, {@code weakKey}, {@code retention} booleans
  *       ({@code weakKey}: the value of a Lua 5.1/LuaJIT weak-key table entry, strong while its key is alive);
  *       {@code loadedAt} a DATETIME in UTC.</li>
  *   <li>{@code address} is the address text exactly as the dump spells it, e.g. {@code 0x5574b889d5e0}.</li>
  *   <li>Absent rather than null: {@code label} and {@code name} when the dump has none, {@code category} when
- *       the VM has no memory categories, {@code ephemeron} and {@code weakKey} unless true, {@code source}/{@code sha256} when
+ *       the VM has no memory categories, {@code ephemeron}, {@code weakKey} and {@code retention} unless true, {@code source}/{@code sha256} when
  *       unknown.</li>
  *   <li>Only when the snapshot was analysed: {@code reachable}, {@code distance} (-1 when unreachable),
- *       {@code retainedSize} on every Object; {@code RETAINED_BY} from each object whose retention path ends
- *       in a reference (to that reference's source object); {@code rootName} on objects that are roots
- *       themselves (the root's name) instead; {@code dominator}, the address of the immediate dominator, unless the
- *       super-root dominates the object or it is unreachable. The immediate dominator is a property rather
- *       than a relationship: one relationship per object costs about 2 s of import per 2.4M objects, and the
+ *       {@code retainedSize} on every Object; {@code retention: true} on the one {@code REF} into each object
+ *       whose retention path ends in a reference (the path's last hop: walking these backwards from an object
+ *       reaches its root); {@code rootName} on objects that are roots themselves (the root's name) instead;
+ *       {@code dominator}, the address of the immediate dominator, unless the
+ *       super-root dominates the object or it is unreachable. The retention flag and the immediate dominator
+ *       are properties rather than relationships of their own: one relationship per object costs 2–4 s of import
+ *       per 2.4M objects (measured on the entity-system-large snapshot), and the
  *       dominator chain needs no walk of its own, since every dominator of an object lies on its retention
  *       path (the {@code why-alive} query keeps the path's nodes whose address is the previous kept node's
  *       {@code dominator}).</li>
@@ -58,8 +59,12 @@ public final class GraphSchema {
     public static final String WEAK_REF = "WEAK_REF";
     public static final String ROOT = "ROOT";
     public static final String HAS_CATEGORY = "HAS_CATEGORY";
-    public static final String RETAINED_BY = "RETAINED_BY";
     public static final String HAS_STATS = "HAS_STATS";
+    /**
+     * Property {@code retention: true} on the {@code REF} that is the last hop of its target's retention path (one
+     * per reachable object that is not a root); absent on every other reference.
+     */
+    public static final String RETENTION = "retention";
     public static final String TOP_RETAINER = "TOP_RETAINER";
     public static final String CATEGORY_TOP_RETAINER = "CATEGORY_TOP_RETAINER";
     public static final String BASELINE = "BASELINE";

@@ -15,7 +15,7 @@ import java.time.Instant;
  * @param referenceCount number of references ({@code REF} plus {@code WEAK_REF} relationships)
  * @param totalBytes     the VM's own total when it reported one, else {@code objectBytes}, in bytes
  * @param objectBytes    sum of shallow sizes of all objects, in bytes
- * @param analysed       true when analysis results (reachable, retainedSize, dominator, RETAINED_BY) are stored
+ * @param analysed       true when analysis results (reachable, retainedSize, dominator, REF retention flags) are stored
  */
 public record SnapshotSummary(String id, String vm, String source, String sha256, Instant loadedAt,
                               long objectCount, long referenceCount, long totalBytes, long objectBytes,

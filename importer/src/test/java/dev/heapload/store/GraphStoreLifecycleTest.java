@@ -69,7 +69,7 @@ class GraphStoreLifecycleTest {
         }
     }
 
-    /** Per snapshot id: objects, REF, WEAK_REF, ROOT, RETAINED_BY counts, and the number of Snapshot nodes. */
+    /** Per snapshot id: objects, REF, WEAK_REF, ROOT, retention-REF counts, and the number of Snapshot nodes. */
     private String graphCounts() throws IOException {
         StringBuilder b = new StringBuilder();
         for (SnapshotSummary s : store.snapshots()) {
@@ -78,7 +78,7 @@ class GraphStoreLifecycleTest {
                 .append(count("MATCH (:Object {snapshot:$s})-[r:REF]->() RETURN count(r)", "s", s.id())).append('/')
                 .append(count("MATCH (:Object {snapshot:$s})-[r:WEAK_REF]->() RETURN count(r)", "s", s.id())).append('/')
                 .append(count("MATCH (:Snapshot {id:$s})-[r:ROOT]->() RETURN count(r)", "s", s.id())).append('/')
-                .append(count("MATCH (:Object {snapshot:$s})-[r:RETAINED_BY]->() RETURN count(r)", "s", s.id()))
+                .append(count("MATCH (:Object {snapshot:$s})-[r:REF {retention: true}]->() RETURN count(r)", "s", s.id()))
                 .append(' ');
         }
         return b.append("snapshots=").append(count("MATCH (s:Snapshot) RETURN count(s)")).toString();

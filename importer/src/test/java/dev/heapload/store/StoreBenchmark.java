@@ -32,7 +32,7 @@ import dev.heapload.model.SnapshotInfo;
  *     -cp importer/target/classes:importer/target/test-classes:$(cat /tmp/cp.txt) \
  *     dev.heapload.store.StoreBenchmark /tmp/bench-store [objects] [references] [--second] [--no-analysis]
  * </pre>
- * {@code --no-analysis} loads the snapshot without analysis results (no RETAINED_BY edges, fewer
+ * {@code --no-analysis} loads the snapshot without analysis results (no retention flags, fewer
  * properties). With {@code --second} a second snapshot (same shape, id "second") is loaded after the first, to show the
  * cost of a rebuild that reads another snapshot back from its file.
  */

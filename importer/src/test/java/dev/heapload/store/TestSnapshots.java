@@ -27,7 +27,8 @@ import dev.heapload.model.SnapshotInfo;
  * roots: "registry" -> 0, "stack" -> 3
  * </pre>
  * 10 references: 9 REF (one with ephemeron), 1 WEAK_REF. Analysis (by hand): 6 and 9 unreachable;
- * RETAINED_BY 1->0, 5->0, 2->1, 3 none (root), 7->3, 8->3, 4->7; dominator the same pairs.
+ * retention path's last hop (REF retention: true, child->parent) 1->0, 5->0, 2->1, 3 none (root), 7->3, 8->3, 4->7;
+ * dominator the same pairs.
  */
 final class TestSnapshots {
 
