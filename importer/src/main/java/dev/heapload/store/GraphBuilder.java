@@ -145,7 +145,9 @@ final class GraphBuilder {
                 TransactionLogInitializer.getLogFilesInitializer(), new IndexImporterFactoryImpl(),
                 EmptyMemoryTracker.INSTANCE,
                 new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER));
+            long importStart = System.nanoTime();
             importer.doImport(input);
+            log.printf("heapload: doImport %.2f s%n", (System.nanoTime() - importStart) / 1e9);
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -157,7 +159,9 @@ final class GraphBuilder {
             }
             log.flush();
         }
+        long trimStart = System.nanoTime();
         trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
+        log.printf("heapload: trimmed the transaction logs in %.2f s%n", (System.nanoTime() - trimStart) / 1e9);
         progress.step(100);
         progress.end();
     }
@@ -191,6 +195,7 @@ final class GraphBuilder {
      * {@code db.tx_log.preallocate=false} (it builds its log files from {@code Config.defaults}) and so leaves a
      * 256 MiB file that is all zeros after a few hundred bytes. Neo4j reads a log until the first zeros, as it
      * does in any preallocated file; this cuts the file to its content plus 1 MiB of zeros, which reads the same.
+     * It reads the file from the start up to the first 1 MiB of zeros (not all 256 MiB).
      */
     static void trimPreallocatedLogs(Path transactions) throws IOException {
         if (!Files.isDirectory(transactions)) {
@@ -203,6 +208,7 @@ final class GraphBuilder {
         ByteBuffer buf = ByteBuffer.allocate(1 << 20);
         for (Path log : logs) {
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                // the content is at the start; the first chunk of only zeros marks the preallocated rest
                 long size = ch.size();
                 long lastNonZero = -1;
                 long pos = 0;
@@ -213,12 +219,14 @@ final class GraphBuilder {
                         break;
                     }
                     byte[] a = buf.array();
-                    for (int i = n - 1; i >= 0; i--) {
-                        if (a[i] != 0) {
-                            lastNonZero = pos + i;
-                            break;
-                        }
+                    int last = n - 1;
+                    while (last >= 0 && a[last] == 0) {
+                        last--;
                     }
+                    if (last < 0) {
+                        break;
+                    }
+                    lastNonZero = pos + last;
                     pos += n;
                 }
                 long keep = lastNonZero + 1 + (1L << 20);

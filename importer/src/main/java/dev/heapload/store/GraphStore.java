@@ -494,15 +494,22 @@ public final class GraphStore implements AutoCloseable {
             List<GraphInput.Pair> pairs = new ArrayList<>();
             parts = Precomputation.run(parts, pairs, progress);
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
+            long t0 = System.nanoTime();
             GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap, importPageCache,
                 progress);
+            long t1 = System.nanoTime();
             buildHook.reached("imported");
             built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)),
                 Map.of());
+            long t2 = System.nanoTime();
             GraphBuilder.createSchema(built.database(DATABASE), progress);
+            long t3 = System.nanoTime();
             DatabaseManagementService d = built;
             built = null;
             d.shutdown();
+            long t4 = System.nanoTime();
+            log.printf("heapload: import %.2f s, index DBMS start %.2f s, indexes %.2f s, stop %.2f s%n",
+                (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (t4 - t3) / 1e9);
             buildHook.reached("indexed");
             Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
             buildHook.reached("renamed");
