@@ -152,7 +152,8 @@ public final class MemoryImage {
     }
 
     /**
-     * Reads a {@code regions.json}. Relative {@code file} names are resolved against its directory.
+     * Reads a {@code regions.json} (gzip-compressed or not, recognised by its magic bytes). Relative {@code file}
+     * names are resolved against its directory.
      *
      * @throws DumpFormatException when the JSON or an image is missing or malformed, or an image is
      *                             shorter than its declared {@code size}
@@ -165,7 +166,8 @@ public final class MemoryImage {
         int wordSize = 0;
         Boolean little = null;
         List<Region> regions = new ArrayList<>();
-        try (JsonParser p = new JsonFactory().createParser(json.toFile())) {
+        try (dev.heapload.io.DumpInput input = dev.heapload.io.DumpInput.open(json);
+             JsonParser p = new JsonFactory().createParser(input.content())) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
                     "not a regions.json (expected a JSON object with \"regions\")");

@@ -21,13 +21,17 @@ public final class MicroPythonFiles {
     private MicroPythonFiles() {
     }
 
-    /** True when {@code file} looks like a regions.json (a JSON object with "regions" near the start). */
+    /**
+     * True when {@code file} looks like a regions.json: named {@code *.json} or {@code *.json.gz}, a JSON object
+     * with "regions" and "base" in its first 4 KiB (decompressed when gzip).
+     */
     public static boolean isRegionsJson(Path file) {
-        if (!file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json")) {
+        String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        if (!lower.endsWith(".json") && !lower.endsWith(".json.gz")) {
             return false;
         }
-        try (InputStream in = Files.newInputStream(file)) {
-            String head = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+        try {
+            String head = new String(dev.heapload.io.DumpInput.peek(file, 4096), StandardCharsets.UTF_8);
             return head.stripLeading().startsWith("{") && head.contains("\"regions\"") && head.contains("\"base\"");
         } catch (IOException e) {
             return false;
