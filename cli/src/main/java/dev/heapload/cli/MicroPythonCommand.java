@@ -101,6 +101,7 @@ final class MicroPythonCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
         PrintStream out = System.out;
         if (!printedMaps.isEmpty()) {
             if (regions != null || ram != null) {

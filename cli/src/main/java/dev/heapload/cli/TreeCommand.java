@@ -76,6 +76,8 @@ final class TreeCommand implements Callable<Integer> {
         if (top < 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--top must be 0 or more");
         }
+        OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg);
+        OutputFiles.requireDirectoryOf(spec.commandLine(), "--json", json);
         // with --json - the JSON owns stdout and the text report goes to stderr
         PrintStream out = "-".equals(json) ? System.err : System.out;
         TerminalProgress bars = new TerminalProgress(System.console() != null);

@@ -118,6 +118,21 @@ class MicroPythonCommandTest {
     }
 
     @Test
+    void outputIntoAMissingDirectoryIsAUsageErrorBeforeAnyWork() {
+        Path missing = tmp.resolve("no-such-dir").resolve("heap.svg");
+        var r = HeapLoadCommandTest.run("micropython", "--printed-map", fixture("v1.18-qemu-mem_info.txt").toString(),
+            "--svg", missing.toString());
+        assertEquals(2, r.code());
+        assertEquals("", r.out(), "nothing reported before the error");
+        assertTrue(r.err().startsWith("heapload: --svg " + missing + ": no directory " + missing.getParent() + "\n"), r.err());
+        var tree = HeapLoadCommandTest.run("tree", "--json", missing.toString(),
+            Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json").toString());
+        assertEquals(2, tree.code());
+        assertEquals("", tree.out());
+        assertTrue(tree.err().startsWith("heapload: --json " + missing + ": no directory "), tree.err());
+    }
+
+    @Test
     void svgEscapesLabelsFromTheHeap() throws Exception {
         byte[] letters = "S.=h".getBytes();
         letters[2] = '.';

@@ -1,0 +1,29 @@
+package dev.heapload.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import picocli.CommandLine;
+
+/** Checks on the files a command will write, made before it spends time reading dumps. */
+final class OutputFiles {
+
+    private OutputFiles() {
+    }
+
+    /**
+     * Refuses {@code file} (given with {@code option}) when the directory it would be written in does not exist;
+     * {@code null} and {@code "-"} (standard output) pass.
+     *
+     * @throws CommandLine.ParameterException a usage error (exit 2), one line naming the option and the directory
+     */
+    static void requireDirectoryOf(CommandLine cl, String option, String file) {
+        if (file == null || file.equals("-")) {
+            return;
+        }
+        Path parent = Path.of(file).toAbsolutePath().normalize().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new CommandLine.ParameterException(cl, option + " " + file + ": no directory " + parent);
+        }
+    }
+}
