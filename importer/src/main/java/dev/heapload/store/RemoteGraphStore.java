@@ -67,8 +67,9 @@ import dev.heapload.model.Progress;
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
  * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured 5,700 to 19,000 rows/s on the
- * project machine, with its load (README). Memory on this side: the models, one batch, and an element id per node (a {@code long}
- * when the server's element ids share one prefix).
+ * project machine, with its load (README). Memory on this side: the models, at most one snapshot read back from the server at a time,
+ * one batch, and an element id per node, including the objects of the server's snapshots (a {@code long} when the
+ * server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
@@ -252,7 +253,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             parts.add(new GraphInput.Part(entry, () -> snapshot, null));
         }
         // the complete, analysed snapshots already on the server: compared with the new ones, read back when needed
-        Map<Integer, StoredSnapshotReader.Stored> storedIds = new HashMap<>();
+        Map<Integer, StoredNodes> storedIds = new HashMap<>();
         if (anyAnalysed) {
             for (SnapshotSummary summary : readSnapshots(null)) {
                 if (!summary.analysed() || ids.contains(summary.id())) {
@@ -262,7 +263,7 @@ public final class RemoteGraphStore implements AutoCloseable {
                 parts.add(new GraphInput.Part(new Catalog.Entry(summary, null, 0), () -> {
                     StoredSnapshotReader.Stored stored = readStored(summary);
                     // keep the element ids only: the model is the comparison's to release
-                    storedIds.put(index, new StoredSnapshotReader.Stored(null, stored.elementIds(), stored.snapshotElementId()));
+                    storedIds.put(index, new StoredNodes(stored.elementIds(), stored.snapshotElementId()));
                     return stored.snapshot();
                 }, null, true));
             }
@@ -271,6 +272,10 @@ public final class RemoteGraphStore implements AutoCloseable {
         parts = Precomputation.run(parts, pairs, progress);
         GraphInput input = new GraphInput(parts, pairs);
         new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress).run();
+    }
+
+    /** Element ids of a stored snapshot's objects (by object id) and of its Snapshot node. */
+    private record StoredNodes(ElementIds objects, String snapshot) {
     }
 
     /** Reads a snapshot of the server back (one read transaction), for comparing it with new ones. */
@@ -293,18 +298,18 @@ public final class RemoteGraphStore implements AutoCloseable {
      */
     private static Map<Long, String> existingNodes(GraphInput input, List<GraphInput.Part> parts,
                                                    List<GraphInput.Pair> pairs,
-                                                   Map<Integer, StoredSnapshotReader.Stored> stored) throws IOException {
+                                                   Map<Integer, StoredNodes> stored) throws IOException {
         Map<Long, String> nodes = new HashMap<>();
         for (GraphInput.Pair pair : pairs) {
             for (int part : new int[] {pair.baseline(), pair.target()}) {
                 if (parts.get(part).stored()) {
                     nodes.put(input.nodeBase(part) + parts.get(part).entry().summary().objectCount(),
-                        stored.get(part).snapshotElementId());
+                        stored.get(part).snapshot());
                 }
             }
             int t = pair.target();
             if (parts.get(t).stored()) {
-                ElementIds objects = stored.get(t).elementIds();
+                ElementIds objects = stored.get(t).objects();
                 for (var g : pair.comparison().leakGroups()) {
                     nodes.put(input.nodeBase(t) + g.example(), objects.get(g.example()));
                 }
