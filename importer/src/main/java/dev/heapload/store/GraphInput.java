@@ -43,9 +43,16 @@ final class GraphInput implements Input {
 
     /**
      * One snapshot of the graph: its catalog entry, where its model comes from, and its precomputed
-     * statistics ({@code null} when the snapshot was not analysed).
+     * statistics ({@code null} when the snapshot was not analysed). A {@code stored} part is already in the
+     * target database (a Bolt load comparing new snapshots with the server's): none of its nodes and
+     * relationships are emitted, but its node ids are reserved as for any part, so the comparisons can point
+     * at its Snapshot node and objects (the writer maps those ids to the existing nodes).
      */
-    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
+    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored) {
+        /** A part whose nodes and relationships are written. */
+        Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
+            this(entry, source, stats, false);
+        }
     }
 
     /** The comparison of two snapshots, by their indexes in the parts list. */
@@ -100,9 +107,14 @@ final class GraphInput implements Input {
         this.nodeCount = base;
     }
 
-    /** Number of nodes the import creates. */
+    /** Number of node ids: the nodes the import creates plus the ids reserved for stored parts. */
     long nodeCount() {
         return nodeCount;
+    }
+
+    /** The node id of object 0 of part {@code part}; its Snapshot node is this plus its object count. */
+    long nodeBase(int part) {
+        return nodeBase[part];
     }
 
     @Override
@@ -132,6 +144,9 @@ final class GraphInput implements Input {
         long relProps = 0;
         long labels = 0;
         for (Part p : parts) {
+            if (p.stored()) {
+                continue;
+            }
             SnapshotSummary s = p.entry().summary();
             long n = s.objectCount();
             int c = p.entry().categoryCount();
@@ -281,6 +296,9 @@ final class GraphInput implements Input {
                         return false;
                     }
                     if (part < parts.size()) {
+                        if (parts.get(part).stored()) {
+                            continue;
+                        }
                         loaded = new Loaded(parts.get(part), nodeBase[part]);
                     } else {
                         loadedPair = new LoadedPair(part - parts.size());

@@ -56,15 +56,20 @@ import dev.heapload.model.Progress;
  * for a marker, then the rest goes in batches. Two processes loading into the same database at once are not
  * supported (each removes the other's marker).
  *
- * <p>Comparisons are computed between the snapshots of one {@link #load(List, boolean, Progress)} call only (their
- * models are in memory); none are made with snapshots already on the server.
+ * <p>Comparisons: as in the embedded store, every ordered pair of analysed snapshots has one. A load compares its
+ * snapshots with each other (their models are in memory) and with every complete, analysed snapshot already on the
+ * server, in both directions: each of those is read back once, streamed, into a model with its stored analysis
+ * ({@link StoredSnapshotReader}), compared, and released; its comparisons are written in the final transaction with
+ * the rest, pointing at its existing Snapshot node and objects (leak-group examples, growth). Reading back costs
+ * about as much memory as the snapshot's model and one read of its objects and references over Bolt.
  *
  * <p>Replacing ({@code replace = true}) deletes the old snapshot first, so when the new load then fails, the id
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
  * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured 5,700 to 19,000 rows/s on the
- * project machine, with its load (README). Memory on this side: the models, one batch, and an element id per node (a {@code long}
- * when the server's element ids share one prefix).
+ * project machine, with its load (README). Memory on this side: the models, at most one snapshot read back from the server at a time,
+ * one batch, and an element id per node, including the objects of the server's snapshots (a {@code long} when the
+ * server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
@@ -193,9 +198,9 @@ public final class RemoteGraphStore implements AutoCloseable {
     /**
      * Loads {@code snapshots} (ids {@code snapshot.info().id()}), each with its analysis when
      * {@code snapshot.analysis()} is a {@link HeapAnalysis}, plus the precomputed statistics of each and the
-     * comparisons of every ordered pair of them (as the embedded store computes them, {@link Precomputation}).
-     * Comparisons with snapshots already on the server are not made: the diff queries work between snapshots
-     * loaded in one call. Ensures the schema (constraint {@value GraphSchema#SNAPSHOT_ID_CONSTRAINT}, index
+     * comparisons of every ordered pair of them and, in both directions, with every complete analysed snapshot already
+     * on the server (as the embedded store computes them, {@link Precomputation}; the server's snapshots are read back
+     * with {@link StoredSnapshotReader}). Ensures the schema (constraint {@value GraphSchema#SNAPSHOT_ID_CONSTRAINT}, index
      * {@value GraphSchema#OBJECT_ADDRESS_INDEX}), removes leftovers of incomplete loads, then writes as the class
      * comment says; all or nothing for the whole list. When this throws, the server holds no visible part of the
      * snapshots (with {@code replace}, the old ones are gone too).
@@ -241,17 +246,85 @@ public final class RemoteGraphStore implements AutoCloseable {
             }
         }
         List<GraphInput.Part> parts = new ArrayList<>();
+        boolean anyAnalysed = false;
         for (HeapSnapshot snapshot : snapshots) {
-            parts.add(new GraphInput.Part(GraphStore.entryOf(snapshot), () -> snapshot, null));
+            Catalog.Entry entry = GraphStore.entryOf(snapshot);
+            anyAnalysed |= entry.summary().analysed();
+            parts.add(new GraphInput.Part(entry, () -> snapshot, null));
+        }
+        // the complete, analysed snapshots already on the server: compared with the new ones, read back when needed
+        Map<Integer, StoredNodes> storedIds = new HashMap<>();
+        if (anyAnalysed) {
+            for (SnapshotSummary summary : readSnapshots(null)) {
+                if (!summary.analysed() || ids.contains(summary.id())) {
+                    continue;
+                }
+                int index = parts.size();
+                parts.add(new GraphInput.Part(new Catalog.Entry(summary, null, 0), () -> {
+                    StoredSnapshotReader.Stored stored = readStored(summary);
+                    // keep the element ids only: the model is the comparison's to release
+                    storedIds.put(index, new StoredNodes(stored.elementIds(), stored.snapshotElementId()));
+                    return stored.snapshot();
+                }, null, true));
+            }
         }
         List<GraphInput.Pair> pairs = new ArrayList<>();
         parts = Precomputation.run(parts, pairs, progress);
-        new Load(ids, new GraphInput(parts, pairs), progress).run();
+        GraphInput input = new GraphInput(parts, pairs);
+        new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress).run();
+    }
+
+    /** Element ids of a stored snapshot's objects (by object id) and of its Snapshot node. */
+    private record StoredNodes(ElementIds objects, String snapshot) {
+    }
+
+    /** Reads a snapshot of the server back (one read transaction), for comparing it with new ones. */
+    private StoredSnapshotReader.Stored readStored(SnapshotSummary summary) throws IOException {
+        try (Session session = driver.session(sessionConfig)) {
+            return session.executeRead(StoredSnapshotReader.read(summary));
+        } catch (IllegalStateException e) {
+            if (String.valueOf(e.getMessage()).contains("closed")) {
+                throw failure("reading snapshot '" + summary.id() + "'", e);
+            }
+            throw new IOException("Neo4j at " + uri + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw failure("reading snapshot '" + summary.id() + "'", e);
+        }
     }
 
     /**
-     * Deletes the complete snapshot {@code id}: its {@code :Snapshot} node at once (replaced by a marker), then its
-     * objects and categories in batches of {@value #BATCH}.
+     * The element ids of the nodes already on the server that the comparisons point at, by input id: the Snapshot
+     * node of each stored part in a pair, and the objects of stored targets that are leak-group examples or grew.
+     */
+    private static Map<Long, String> existingNodes(GraphInput input, List<GraphInput.Part> parts,
+                                                   List<GraphInput.Pair> pairs,
+                                                   Map<Integer, StoredNodes> stored) throws IOException {
+        Map<Long, String> nodes = new HashMap<>();
+        for (GraphInput.Pair pair : pairs) {
+            for (int part : new int[] {pair.baseline(), pair.target()}) {
+                if (parts.get(part).stored()) {
+                    nodes.put(input.nodeBase(part) + parts.get(part).entry().summary().objectCount(),
+                        stored.get(part).snapshot());
+                }
+            }
+            int t = pair.target();
+            if (parts.get(t).stored()) {
+                ElementIds objects = stored.get(t).objects();
+                for (var g : pair.comparison().leakGroups()) {
+                    nodes.put(input.nodeBase(t) + g.example(), objects.get(g.example()));
+                }
+                for (var g : pair.comparison().growth()) {
+                    nodes.put(input.nodeBase(t) + g.target(), objects.get(g.target()));
+                }
+            }
+        }
+        return nodes;
+    }
+
+    /**
+     * Deletes the complete snapshot {@code id}: its {@code :Snapshot} node and the comparisons with it ({@code Diff},
+     * {@code NewObjects}, {@code LeakGroup} nodes whose baseline or target it is) at once, replaced by a marker, then
+     * its objects and categories in batches of {@value #BATCH}.
      *
      * @throws SnapshotNotFoundException when the server has no complete snapshot {@code id}
      * @throws IOException               (one line) when the server fails
@@ -259,10 +332,20 @@ public final class RemoteGraphStore implements AutoCloseable {
     public void delete(String id) throws IOException {
         removeIncompleteLoads();
         String token = UUID.randomUUID().toString();
-        long found = write(tx -> tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + " {id: $id}) "
-                + "CREATE (:" + LOAD_IN_PROGRESS + " {snapshot: $id, token: $token, startedAt: datetime(), deleting: true}) "
-                + "DETACH DELETE s RETURN count(*) AS n",
-            Map.of("id", id, "token", token)).single().get("n").asLong());
+        long found = write(tx -> {
+            long n = tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + " {id: $id}) "
+                    + "CREATE (:" + LOAD_IN_PROGRESS + " {snapshot: $id, token: $token, startedAt: datetime(), deleting: true}) "
+                    + "DETACH DELETE s RETURN count(*) AS n",
+                Map.of("id", id, "token", token)).single().get("n").asLong();
+            if (n > 0) {
+                // the comparisons with this snapshot go with its Snapshot node, so no query sees one of them alone
+                for (String label : new String[] {GraphSchema.DIFF, GraphSchema.NEW_OBJECTS, GraphSchema.LEAK_GROUP}) {
+                    tx.run("MATCH (d:" + label + ") WHERE d.baseline = $id OR d.target = $id DETACH DELETE d",
+                        Map.of("id", id)).consume();
+                }
+            }
+            return n;
+        });
         if (found == 0) {
             throw new SnapshotNotFoundException(id, uri);
         }
@@ -436,11 +519,16 @@ public final class RemoteGraphStore implements AutoCloseable {
         private final Map<String, List<Map<String, Object>>> finalNodes = new LinkedHashMap<>();
         private final Map<String, List<Map<String, Object>>> finalRelationships = new LinkedHashMap<>();
 
-        Load(List<String> snapshotIds, GraphInput input, Progress progress) {
+        /**
+         * @param existing element ids of nodes already on the server that relationships of {@code input} end at
+         *                 (comparisons with stored snapshots), by input id
+         */
+        Load(List<String> snapshotIds, GraphInput input, Map<Long, String> existing, Progress progress) {
             this.snapshotIds = snapshotIds;
             this.input = input;
             this.progress = progress;
             this.ids = new ElementIds((int) input.nodeCount());
+            existing.forEach(ids::put);
         }
 
         void run() throws IOException {

@@ -9,18 +9,40 @@ import dev.heapload.store.GraphStore;
 
 /**
  * Not a test: times every saved query on a store holding snapshots 'before' and 'after' (README: the 2.4M-object
- * entity-system-large pair). Usage: {@code QueryBenchmark DIR [ADDRESS]}; prints per query the cold and the warm
- * run time and the row count. Runs with the DBMS settings of the CLI.
+ * entity-system-large pair). Usage: {@code QueryBenchmark DIR [ADDRESS] [--only NAME] [--warm-up CYPHER]}; prints
+ * the start of the embedded DBMS, then per query the cold and the warm run time and the row count. With
+ * {@code --only NAME} just that query runs (for its time in a fresh JVM); with {@code --warm-up CYPHER} that
+ * statement runs once after the start, before the saved queries, and its time is printed. Runs with the DBMS
+ * settings of the CLI.
  */
 public final class QueryBenchmark {
 
     private QueryBenchmark() {
     }
 
-    /** Entry point: {@code DIR [ADDRESS]}. */
+    /** Entry point: {@code DIR [ADDRESS] [--only NAME] [--warm-up CYPHER]}. */
     public static void main(String[] args) throws Exception {
+        String address = null;
+        String only = null;
+        String warmUp = null;
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--only" -> only = args[++i];
+                case "--warm-up" -> warmUp = args[++i];
+                default -> address = args[i];
+            }
+        }
         try (GraphStore store = GraphStore.open(Path.of(args[0]))) {
+            long t0 = System.nanoTime();
             var db = store.database();
+            System.out.printf("%-20s %8.2f s%n", "DBMS start", (System.nanoTime() - t0) / 1e9);
+            if (warmUp != null) {
+                t0 = System.nanoTime();
+                try (var tx = db.beginTx()) {
+                    tx.execute(warmUp, Map.of("snapshot", "after")).accept(row -> true);
+                }
+                System.out.printf("%-20s %8.2f s  %s%n", "warm-up", (System.nanoTime() - t0) / 1e9, warmUp);
+            }
             QueryLibrary lib = QueryLibrary.builtIn();
             Map<String, Map<String, String>> runs = new LinkedHashMap<>();
             runs.put("summary", Map.of("snapshot", "after"));
@@ -33,14 +55,17 @@ public final class QueryBenchmark {
             runs.put("new-objects", Map.of("baseline", "before", "target", "after"));
             runs.put("growth", Map.of("baseline", "before", "target", "after"));
             runs.put("leak-groups", Map.of("baseline", "before", "target", "after"));
-            if (args.length > 1) {
-                runs.put("why-alive", Map.of("snapshot", "after", "address", args[1]));
+            if (address != null) {
+                runs.put("why-alive", Map.of("snapshot", "after", "address", address));
             }
             for (var e : runs.entrySet()) {
+                if (only != null && !only.equals(e.getKey())) {
+                    continue;
+                }
                 SavedQuery q = lib.get(e.getKey());
                 StringBuilder line = new StringBuilder(String.format("%-20s", e.getKey()));
                 for (int i = 0; i < 2; i++) {
-                    long t0 = System.nanoTime();
+                    t0 = System.nanoTime();
                     try {
                         QueryResult r = QueryRunner.run(db, q, QueryRunner.bind(q, e.getValue()), 0, Duration.ofSeconds(300));
                         line.append(String.format(" %8.2f s (%d rows)", (System.nanoTime() - t0) / 1e9, r.rows().size()));

@@ -1,0 +1,184 @@
+package dev.heapload.queries;
+
+import static dev.heapload.queries.Golden.assertGolden;
+import static dev.heapload.queries.Golden.params;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilders;
+
+import dev.heapload.analysis.HeapAnalyzer;
+import dev.heapload.io.DumpReaders;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.model.Progress;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.SnapshotSummary;
+
+/**
+ * Two snapshots loaded over Bolt in two separate loads get the comparisons the embedded store makes when both are
+ * loaded together: the second load reads the first snapshot back from the server and compares it with the new one
+ * in both directions. The pair queries over Bolt then give exactly the golden rows and the embedded store's rows, in
+ * either load order, for both pair directions; deleting a snapshot over Bolt removes the comparisons with it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BoltSeparateLoadsTest {
+
+    /** The pair queries with the golden tests' parameters (baseline before, target after) and their golden files. */
+    private static final List<Object[]> EVENT_LISTENERS = List.of(
+        new Object[] {"leak-groups", "leak-groups.event-listeners.csv"},
+        new Object[] {"new-objects", "new-objects.event-listeners.csv"},
+        new Object[] {"growth", "growth.event-listeners.csv"},
+        new Object[] {"type-histogram-diff", "type-histogram-diff.event-listeners.csv"},
+        new Object[] {"categories", "categories.event-listeners.csv"});
+
+    @TempDir
+    static Path tmp;
+
+    private Neo4j server;
+    private Driver driver;
+    private GraphStore embedded;
+    private QueryLibrary library;
+    private Path eventListeners;
+
+    @BeforeAll
+    void start() throws Exception {
+        server = Neo4jBuilders.newInProcessBuilder()
+            .withDisabledServer()
+            .withConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO)
+            .withConfig(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO)
+            .build();
+        driver = GraphDatabase.driver(server.boltURI(), AuthTokens.none());
+        eventListeners = Golden.testdata().resolve("luau").resolve("event-listeners");
+        embedded = Golden.loadPair(tmp.resolve("db"), eventListeners);
+        library = QueryLibrary.fromDirectory(Golden.cypherDir());
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        if (embedded != null) {
+            embedded.close();
+        }
+        driver.close();
+        server.close();
+    }
+
+    @Test
+    void beforeThenAfterGivesTheEmbeddedPairRows() throws Exception {
+        loadSeparately(eventListeners, "before", "after");
+        assertPairQueriesAsEmbedded();
+    }
+
+    @Test
+    void afterThenBeforeGivesTheEmbeddedPairRows() throws Exception {
+        // the second load reads 'after' back from the server as the target of before→after: leak groups, examples and
+        // growth come from its stored retention paths and retained sizes
+        loadSeparately(eventListeners, "after", "before");
+        assertPairQueriesAsEmbedded();
+    }
+
+    @Test
+    void deletingASnapshotRemovesItsComparisons() throws Exception {
+        loadSeparately(eventListeners, "before", "after");
+        assertEquals(2L, count("MATCH (d:Diff) RETURN count(d)"));
+        RemoteGraphStore store = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        store.delete("before");
+        assertEquals(0L, count("MATCH (n) WHERE n:Diff OR n:NewObjects OR n:LeakGroup RETURN count(n)"));
+        assertEquals(0L, count("MATCH ()-[g:GREW]->() RETURN count(g)"));
+        // loaded again on its own, it is compared with 'after' once more
+        store.load(read(eventListeners, "before"), false, Progress.NONE);
+        assertEquals(2L, count("MATCH (d:Diff) RETURN count(d)"));
+        assertGolden(remote("leak-groups", params("baseline", "before", "target", "after")), "leak-groups.event-listeners.csv");
+    }
+
+    @Test
+    void memoryCategoriesMediumCountsTheTablesAtReusedAddressesAsNewInEitherOrder() throws Exception {
+        Path medium = Golden.sharedCase("memory-categories-medium");
+        // before, then after: 'before' is read back from the server as the baseline
+        loadSeparately(medium, "before", "after");
+        assertMediumPair("before");
+        // before once more, as 'again': 'after' is read back from the server as the target (the rows name no ids)
+        RemoteGraphStore.on(driver, server.boltURI().toString(), null).load(read(medium, "before", "again"), false,
+            Progress.NONE);
+        assertEquals(6L, count("MATCH (d:Diff) RETURN count(d)"), "one comparison per ordered pair of three");
+        assertMediumPair("again");
+    }
+
+    private void assertMediumPair(String baseline) throws Exception {
+        QueryResult newObjects = remote("new-objects", params("baseline", baseline, "target", "after"));
+        assertGolden(newObjects, "new-objects.memory-categories-medium.csv");
+        assertEquals(20L, newObjects.rows().get(1).get(6), "the 20 Profiler tables at reused addresses, baseline " + baseline);
+        assertGolden(remote("categories", params("snapshot", "after", "baseline", baseline)),
+            "categories.memory-categories-medium.csv");
+    }
+
+    /** Every pair query, both pair directions, over Bolt equals the embedded store's rows (and the golden files). */
+    private void assertPairQueriesAsEmbedded() throws Exception {
+        for (Object[] c : EVENT_LISTENERS) {
+            String name = (String) c[0];
+            Map<String, String> forward = name.equals("categories")
+                ? params("snapshot", "after", "baseline", "before") : params("baseline", "before", "target", "after");
+            Map<String, String> backward = name.equals("categories")
+                ? params("snapshot", "before", "baseline", "after") : params("baseline", "after", "target", "before");
+            QueryResult bolt = remote(name, forward);
+            assertGolden(bolt, (String) c[1]);
+            assertEquals(Golden.run(embedded, name, forward).rows(), bolt.rows(), name + " " + forward);
+            QueryResult back = remote(name, backward);
+            assertEquals(Golden.run(embedded, name, backward).rows(), back.rows(), name + " " + backward);
+            if (!name.equals("leak-groups") && !name.equals("growth")) {
+                assertFalse(back.rows().isEmpty(), name + " " + backward + " has rows");
+            }
+        }
+    }
+
+    /** Empties the server, then loads {@code first} and, in a second load, {@code second} of {@code caseDir}. */
+    private void loadSeparately(Path caseDir, String first, String second) throws Exception {
+        RemoteGraphStore store = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        for (SnapshotSummary s : store.snapshots()) {
+            store.delete(s.id());
+        }
+        assertEquals(0L, count("MATCH (n) RETURN count(n)"), "server emptied");
+        store.load(read(caseDir, first), false, Progress.NONE);
+        assertEquals(0L, count("MATCH (d:Diff) RETURN count(d)"), "one snapshot, no comparison");
+        store.load(read(caseDir, second), false, Progress.NONE);
+        assertEquals(2L, count("MATCH (d:Diff) RETURN count(d)"), "one comparison per direction");
+    }
+
+    private static HeapSnapshot read(Path caseDir, String id) throws Exception {
+        return read(caseDir, id, id);
+    }
+
+    /** {@code file}.json of {@code caseDir}, analysed, as snapshot {@code id}. */
+    private static HeapSnapshot read(Path caseDir, String file, String id) throws Exception {
+        HeapSnapshot s = DumpReaders.read(Golden.dump(caseDir, file + ".json"), id, Progress.NONE);
+        HeapAnalyzer.analyze(s, Progress.NONE);
+        return s;
+    }
+
+    private QueryResult remote(String name, Map<String, String> p) throws Exception {
+        SavedQuery q = library.get(name);
+        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+    }
+
+    private long count(String cypher) {
+        try (Session s = driver.session()) {
+            return s.run(cypher).single().get(0).asLong();
+        }
+    }
+}
