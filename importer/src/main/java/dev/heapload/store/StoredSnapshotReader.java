@@ -24,12 +24,13 @@ import dev.heapload.model.SnapshotInfo;
  *
  * <p>What is read (graph schema of {@link GraphSchema}): per {@code :Object} of the snapshot its address, type,
  * shallow size, memory category, {@code reachable}, {@code distance}, {@code retainedSize}, {@code rootName}, its
- * outgoing {@code REF}/{@code WEAK_REF} relationships (target address, kind, name, ephemeron and weak-key flags) and
- * its {@code RETAINED_BY} relationship (holder address, kind, name); the {@code ROOT} relationships of the
+ * outgoing {@code REF}/{@code WEAK_REF} relationships (target address, kind, name, ephemeron, weak-key and
+ * retention flags; the {@code REF} flagged {@code retention} is the last hop of its target's retention path); the
+ * {@code ROOT} relationships of the
  * {@code :Snapshot} node. From these the model gets every object and reference (references of one object in the
  * server's order, not necessarily the dump's), the GC roots, and an analysis whose {@code reachable},
- * {@code distance}, {@code retainedSize}, {@code retainedBy} (the first strong reference from the stored holder with
- * the stored kind and name) and {@code rootOf} (the root of the retention path's first object, named as its
+ * {@code distance}, {@code retainedSize}, {@code retainedBy} (the first strong reference from the holder of the
+ * flagged reference with its kind and name) and {@code rootOf} (the root of the retention path's first object, named as its
  * {@code rootName}) are the stored ones. Not read: labels, and the immediate dominators (left {@code -1}: the
  * comparison does not use them). The objects' and the Snapshot node's element ids are kept, so relationships can be
  * written to them.
@@ -52,8 +53,8 @@ final class StoredSnapshotReader {
      *
      * @param summary the snapshot's summary as the server lists it (must be analysed)
      * @return the work; it throws {@link IllegalStateException} (one line) when the stored graph is inconsistent
-     *         (an object defined twice, a reference to an address without an object, a RETAINED_BY without a matching
-     *         reference, an object count differing from the Snapshot node's)
+     *         (an object defined twice, a reference to an address without an object, two retention flags into one
+     *         object, an object count differing from the Snapshot node's)
      */
     static TransactionCallback<Stored> read(SnapshotSummary summary) {
         String id = summary.id();
@@ -76,12 +77,11 @@ final class StoredSnapshotReader {
             Arrays.fill(holder, -1);
             Arrays.fill(rootName, HeapSnapshot.NO_NAME);
             Result objects = tx.run("MATCH (o:" + GraphSchema.OBJECT + ") WHERE o.snapshot = $id AND o.address IS NOT NULL "
-                    + "OPTIONAL MATCH (o)-[h:" + GraphSchema.RETAINED_BY + "]->(p) "
                     + "RETURN elementId(o) AS e, o.address AS a, o.type AS t, o.size AS s, o.category AS c, "
                     + "o.reachable AS re, o.distance AS d, o.retainedSize AS rs, o.rootName AS rn, "
-                    + "p.address AS pa, h.kind AS pk, h.name AS pn, "
                     + "[(o)-[r:" + GraphSchema.REF + "|" + GraphSchema.WEAK_REF + "]->(x) | [x.address, type(r) = '"
-                    + GraphSchema.WEAK_REF + "', r.kind, r.name, coalesce(r.ephemeron, false), coalesce(r.weakKey, false)]] AS refs",
+                    + GraphSchema.WEAK_REF + "', r.kind, r.name, coalesce(r.ephemeron, false), coalesce(r.weakKey, false), "
+                    + "coalesce(r." + GraphSchema.RETENTION + ", false)]] AS refs",
                 Map.of("id", id));
             int defined = 0;
             while (objects.hasNext()) {
@@ -103,18 +103,27 @@ final class StoredSnapshotReader {
                 distance[o] = r.get("d").asInt(-1);
                 retainedSize[o] = r.get("rs").asLong(0);
                 rootName[o] = name(builder, names, r.get("rn"));
-                Value pa = r.get("pa");
-                if (!pa.isNull()) {
-                    holder[o] = builder.objectId(pa.asString());
-                    holderKind[o] = builder.kind(r.get("pk").asString());
-                    holderName[o] = name(builder, names, r.get("pn"));
-                }
                 for (Value ref : r.get("refs").values()) {
                     int flags = (ref.get(1).asBoolean() ? HeapSnapshot.WEAK : 0)
                         | (ref.get(4).asBoolean() ? HeapSnapshot.EPHEMERON_VALUE : 0)
                         | (ref.get(5).asBoolean() ? HeapSnapshot.WEAK_KEY_VALUE : 0);
-                    builder.addReference(builder.objectId(ref.get(0).asString()), builder.kind(ref.get(2).asString()),
-                        name(builder, names, ref.get(3)), flags);
+                    int target = builder.objectId(ref.get(0).asString());
+                    int kind = builder.kind(ref.get(2).asString());
+                    int refName = name(builder, names, ref.get(3));
+                    builder.addReference(target, kind, refName, flags);
+                    if (ref.get(6).asBoolean()) {
+                        if (target >= n) {
+                            throw new IllegalStateException("snapshot '" + id + "' on the server: a reference from "
+                                + address + " to an address without an object");
+                        }
+                        if (holder[target] >= 0) {
+                            throw new IllegalStateException("snapshot '" + id + "' on the server: two references flagged "
+                                + GraphSchema.RETENTION + " into " + ref.get(0).asString());
+                        }
+                        holder[target] = o;
+                        holderKind[target] = kind;
+                        holderName[target] = refName;
+                    }
                 }
             }
             if (defined != n || builder.objectCount() != n) {
@@ -167,8 +176,8 @@ final class StoredSnapshotReader {
                 }
             }
             if (retainedBy[o] < 0) {
-                throw new IllegalStateException("snapshot '" + id + "' on the server: the RETAINED_BY of object "
-                    + s.address(o) + " has no matching reference from " + s.address(p));
+                throw new IllegalStateException("snapshot '" + id + "' on the server: the reference flagged "
+                    + GraphSchema.RETENTION + " into " + s.address(o) + " is not a strong reference from " + s.address(p));
             }
         }
         // roots: the retention path's first object names its root (rootName); the others inherit it
