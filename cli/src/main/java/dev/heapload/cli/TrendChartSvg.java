@@ -36,7 +36,6 @@ public final class TrendChartSvg {
     private static final int BYTES_HEIGHT = 220;
     private static final int PANEL_GAP = 40;
     private static final int OBJECTS_HEIGHT = 120;
-    private static final int LABEL_SPACE = 90;
     /** Categories drawn as lines of their own; the rest are summed into "other". */
     static final int TOP_CATEGORIES = 5;
     /** At most this many x-axis labels; with more snapshots every k-th is labelled. */
@@ -189,7 +188,12 @@ public final class TrendChartSvg {
         }
         int n = snapshots.size();
         int objectsTop = TOP + BYTES_HEIGHT + PANEL_GAP;
-        int height = objectsTop + OBJECTS_HEIGHT + LABEL_SPACE;
+        int longest = 0;
+        for (Snapshot s : snapshots) {
+            longest = Math.max(longest, Math.min(MAX_LABEL_CHARS, s.snapshot().codePointCount(0, s.snapshot().length())));
+        }
+        // rotated labels need about 3.8 px of height per character
+        int height = objectsTop + OBJECTS_HEIGHT + Math.max(40, 24 + (int) Math.ceil(longest * 3.8));
         StringBuilder sb = new StringBuilder(4096 + n * 600 * (1 + categories.size()));
         sb.append(String.format(Locale.ROOT, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             + "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"Verdana, DejaVu Sans, sans-serif\" font-size=\"11\" "
@@ -218,13 +222,15 @@ public final class TrendChartSvg {
         for (Snapshot s : snapshots) {
             objectsMax = Math.max(objectsMax, value(s.objects()));
         }
-        long bytesTop = niceCeiling(bytesMax);
-        long objectsTopValue = niceCeiling(objectsMax);
+        Scale bytesScale = Scale.of(bytesMax, true);
+        Scale objectsScale = Scale.of(objectsMax, false);
+        double bytesTop = bytesScale.top();
+        double objectsTopValue = objectsScale.top();
         double step = (double) PLOT_WIDTH / n;
 
         // bytes panel
         sb.append("<g class=\"bytes-panel\">\n");
-        axis(sb, TOP, BYTES_HEIGHT, bytesTop, true);
+        axis(sb, TOP, BYTES_HEIGHT, bytesScale);
         sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"#444444\">bytes</text>\n", 8, TOP - 6));
         for (int k = 0; k < categories.size(); k++) {
             CategorySeries c = categories.get(k);
@@ -269,7 +275,7 @@ public final class TrendChartSvg {
 
         // objects panel
         sb.append("<g class=\"objects-panel\">\n");
-        axis(sb, objectsTop, OBJECTS_HEIGHT, objectsTopValue, false);
+        axis(sb, objectsTop, OBJECTS_HEIGHT, objectsScale);
         sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"#444444\">objects</text>\n", 8,
             objectsTop - 6));
         double barWidth = Math.max(1, Math.min(40, step * 0.6));
@@ -331,21 +337,77 @@ public final class TrendChartSvg {
     }
 
     /** Gridlines and value labels of one panel. */
-    private static void axis(StringBuilder sb, int top, int height, long maxValue, boolean bytes) {
-        int ticks = 4;
-        for (int t = 0; t <= ticks; t++) {
-            long v = maxValue * t / ticks;
-            double y = top + height - (double) height * t / ticks;
+    private static void axis(StringBuilder sb, int top, int height, Scale scale) {
+        for (int t = 0; t <= scale.ticks(); t++) {
+            double y = top + height - (double) height * t / scale.ticks();
             sb.append(String.format(Locale.ROOT,
                 "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>"
                     + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444444\">%s</text>\n",
-                LEFT, y, LEFT + PLOT_WIDTH, y, t == 0 ? "#888888" : "#e4e4e4", LEFT - 6, y + 4,
-                bytes ? bytes(v) : count(v)));
+                LEFT, y, LEFT + PLOT_WIDTH, y, t == 0 ? "#888888" : "#e4e4e4", LEFT - 6, y + 4, scale.label(t)));
+        }
+    }
+
+    /**
+     * A value axis from 0 to {@code ticks × step} display units, gridlines every {@code step}: the step is the
+     * smallest 1, 2 or 5 × 10^k at or above a fifth of the largest value, so there are at most 5 gridlines above 0,
+     * all on round values.
+     *
+     * @param unit     bytes (or objects) per display unit: 1, 1024, 1024²…
+     * @param unitName {@code B}, {@code KiB}, … for bytes; empty for counts
+     */
+    record Scale(double unit, String unitName, double step, int ticks) {
+
+        static Scale of(long max, boolean bytes) {
+            double unit = 1;
+            String name = "";
+            if (bytes) {
+                String[] names = {"B", "KiB", "MiB", "GiB", "TiB"};
+                int u = 0;
+                while (max / unit >= 1024 && u < names.length - 1) {
+                    unit *= 1024;
+                    u++;
+                }
+                name = names[u];
+            }
+            double m = max / unit;
+            double target = m / 5;
+            double step = 1;
+            if (target > 0) {
+                double p = Math.pow(10, Math.floor(Math.log10(target)));
+                step = 10 * p;
+                for (double k : new double[] {1, 2, 5}) {
+                    if (k * p >= target * (1 - 1e-9)) {
+                        step = k * p;
+                        break;
+                    }
+                }
+            }
+            if (unit == 1) {
+                step = Math.max(1, Math.round(step));
+            }
+            int ticks = (int) Math.max(1, Math.ceil(m / step - 1e-9));
+            return new Scale(unit, name, step, ticks);
+        }
+
+        /** The largest value on the axis, in bytes (or objects). */
+        double top() {
+            return unit * step * ticks;
+        }
+
+        /** The label of gridline {@code t} (0 at the bottom). */
+        String label(int t) {
+            if (t == 0) {
+                return "0";
+            }
+            double v = step * t;
+            String number = v == Math.rint(v) ? String.format(Locale.ROOT, "%,d", (long) v)
+                : String.format(Locale.ROOT, "%.1f", v);
+            return unitName.isEmpty() ? number : number + " " + unitName;
         }
     }
 
     /** A polyline through the non-null values (a gap where a value is null). */
-    private static void line(StringBuilder sb, Long[] values, double step, int top, int height, long maxValue,
+    private static void line(StringBuilder sb, Long[] values, double step, int top, int height, double maxValue,
                              String color, double width, String dash) {
         StringBuilder points = new StringBuilder();
         List<String> parts = new ArrayList<>();
@@ -392,24 +454,8 @@ public final class TrendChartSvg {
         }
     }
 
-    private static double y(long v, int top, int height, long maxValue) {
+    private static double y(long v, int top, int height, double maxValue) {
         return top + height - (maxValue <= 0 ? 0 : (double) v / maxValue * height);
-    }
-
-    /**
-     * The top of a value axis with four gridlines: four times the smallest 1, 2 or 5 × 10^k at or above a quarter
-     * of {@code v}, so every gridline falls on a round value (at least 4).
-     */
-    static long niceCeiling(long v) {
-        long quarter = Math.max(1, (v + 3) / 4);
-        for (long p = 1; p <= Long.MAX_VALUE / 50; p *= 10) {
-            for (long m : new long[] {1, 2, 5}) {
-                if (m * p >= quarter) {
-                    return 4 * m * p;
-                }
-            }
-        }
-        return v;
     }
 
     private static long max(long[] values) {
