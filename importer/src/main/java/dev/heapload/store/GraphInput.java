@@ -77,19 +77,28 @@ final class GraphInput implements Input {
     private final long[] nodeBase;
     private final long[] pairBase;
     private final long nodeCount;
+    private final long firstLoadOrder;
 
     /** A graph of snapshots without comparisons. */
     GraphInput(List<Part> parts) {
         this(parts, List.of());
     }
 
-    /**
-     * @param parts the snapshots, in catalog order
-     * @param pairs comparisons between them (indexes into {@code parts})
-     */
+    /** A graph whose snapshots get {@code loadOrder} 0, 1, 2… in list order. */
     GraphInput(List<Part> parts, List<Pair> pairs) {
+        this(parts, pairs, 0);
+    }
+
+    /**
+     * @param parts          the snapshots, in catalog order
+     * @param pairs          comparisons between them (indexes into {@code parts})
+     * @param firstLoadOrder the {@code loadOrder} property of the first part's Snapshot node; the next parts get
+     *                       the following numbers
+     */
+    GraphInput(List<Part> parts, List<Pair> pairs, long firstLoadOrder) {
         this.parts = List.copyOf(parts);
         this.pairs = List.copyOf(pairs);
+        this.firstLoadOrder = firstLoadOrder;
         this.nodeBase = new long[parts.size()];
         this.pairBase = new long[pairs.size()];
         long base = 0;
@@ -176,8 +185,11 @@ final class GraphInput implements Input {
         final long statsBase;
         /** Per-category top retainers flattened: category id, rank, object id. */
         final int[][] categoryTop;
+        /** The Snapshot node's {@code loadOrder}. */
+        final long loadOrder;
 
-        Loaded(Part part, long base) throws IOException {
+        Loaded(Part part, long base, long loadOrder) throws IOException {
+            this.loadOrder = loadOrder;
             this.snapshot = part.source().get();
             this.summary = part.entry().summary();
             this.id = summary.id();
@@ -299,7 +311,7 @@ final class GraphInput implements Input {
                         if (parts.get(part).stored()) {
                             continue;
                         }
-                        loaded = new Loaded(parts.get(part), nodeBase[part]);
+                        loaded = new Loaded(parts.get(part), nodeBase[part], firstLoadOrder + part);
                     } else {
                         loadedPair = new LoadedPair(part - parts.size());
                     }
@@ -436,6 +448,7 @@ final class GraphInput implements Input {
                 v.property("sha256", s.sha256());
             }
             v.property("loadedAt", s.loadedAt().atZone(ZoneOffset.UTC));
+            v.property("loadOrder", l.loadOrder);
             v.property("objectCount", s.objectCount());
             v.property("referenceCount", s.referenceCount());
             v.property("totalBytes", s.totalBytes());

@@ -6,7 +6,7 @@ import java.util.Locale;
  * Names of the graph schema {@link GraphStore} writes: the project's public contract for queries.
  *
  * <pre>
- * (:Snapshot {id, vm, source, sha256, loadedAt, objectCount, referenceCount, totalBytes, objectBytes})
+ * (:Snapshot {id, vm, source, sha256, loadedAt, loadOrder, objectCount, referenceCount, totalBytes, objectBytes})
  * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
  *                        reachable, distance, retainedSize, dominator, rootName})
  * (:Object)-[:REF {kind, name, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
@@ -24,6 +24,10 @@ import java.util.Locale;
  *       embedded Java API returns {@code Long}); {@code reachable}, {@code ephemeron}, {@code weakKey}, {@code retention} booleans
  *       ({@code weakKey}: the value of a Lua 5.1/LuaJIT weak-key table entry, strong while its key is alive);
  *       {@code loadedAt} a DATETIME in UTC.</li>
+ *   <li>{@code loadOrder} (integer) orders the snapshots as loaded: the store catalog's position (a replaced
+ *       snapshot keeps its place) in the embedded store; over Bolt ({@link RemoteGraphStore}) one more than the
+ *       largest on the server when the load started. Absent on Snapshot nodes written before it existed (order
+ *       those by {@code loadedAt}, then id, before the others).</li>
  *   <li>{@code address} is the address text exactly as the dump spells it, e.g. {@code 0x5574b889d5e0}.</li>
  *   <li>Absent rather than null: {@code label} and {@code name} when the dump has none, {@code category} when
  *       the VM has no memory categories, {@code ephemeron}, {@code weakKey} and {@code retention} unless true, {@code source}/{@code sha256} when

@@ -169,8 +169,8 @@ public final class RemoteGraphStore implements AutoCloseable {
     }
 
     /**
-     * The complete snapshots on the server (their {@code :Snapshot} nodes), oldest load first (snapshots of one
-     * load have the same time: by id), after removing
+     * The complete snapshots on the server (their {@code :Snapshot} nodes), in load order ({@code loadOrder}, then
+     * {@code loadedAt} and id for snapshots loaded by versions without {@code loadOrder}), after removing
      * the leftovers of incomplete loads. {@code analysed} is true when the objects carry analysis properties.
      *
      * @throws IOException (one line, naming the URI) when the server fails or the connection is lost
@@ -270,7 +270,12 @@ public final class RemoteGraphStore implements AutoCloseable {
         }
         List<GraphInput.Pair> pairs = new ArrayList<>();
         parts = Precomputation.run(parts, pairs, progress);
-        GraphInput input = new GraphInput(parts, pairs);
+        // load order continues after the snapshots already on the server (a replaced one was deleted above, so it
+        // moves to the end); Snapshot nodes of older loads without loadOrder sort before all others; stored parts
+        // come after the new ones and write no Snapshot node
+        long firstLoadOrder = read(tx -> tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + ") "
+            + "RETURN coalesce(max(s.loadOrder) + 1, 0) AS next").single().get("next").asLong());
+        GraphInput input = new GraphInput(parts, pairs, firstLoadOrder);
         new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress).run();
     }
 
@@ -418,7 +423,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             List<SnapshotSummary> list = new ArrayList<>();
             for (Record r : tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + ")" + where + " RETURN s{.*} AS p, "
                 + "EXISTS { MATCH (s)-[:" + GraphSchema.ROOT + "]->(o) WHERE o.reachable IS NOT NULL } AS analysed "
-                + "ORDER BY s.loadedAt, s.id", params).list()) {
+                + "ORDER BY coalesce(s.loadOrder, -1), s.loadedAt, s.id", params).list()) {
                 Value p = r.get("p");
                 Value at = p.get("loadedAt");
                 Instant loadedAt = at.isNull() ? Instant.EPOCH : at.asZonedDateTime().toInstant();

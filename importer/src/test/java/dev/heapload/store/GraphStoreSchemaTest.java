@@ -251,6 +251,9 @@ class GraphStoreSchemaTest {
         SnapshotSummary summary = store.snapshot("before").orElseThrow();
         assertEquals(summary.loadedAt(), loadedAt.toInstant());
         assertEquals(ZoneOffset.UTC, loadedAt.getZone());
+        // load order: the catalog position (before was loaded first, after second)
+        assertEquals(List.of("before", "after"), single("MATCH (s:Snapshot) WITH s ORDER BY s.loadOrder RETURN collect(s.id)"));
+        assertEquals(List.of(0L, 1L), single("MATCH (s:Snapshot) WITH s ORDER BY s.loadOrder RETURN collect(s.loadOrder)"));
 
         Map<String, Object> after = rows("MATCH (s:Snapshot {id:'after'}) RETURN s.totalBytes AS total, "
             + "s.objectBytes AS objectBytes, s.vm AS vm", Map.of()).get(0);

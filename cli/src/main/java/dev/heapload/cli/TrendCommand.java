@@ -1,0 +1,173 @@
+package dev.heapload.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import dev.heapload.queries.QueryFailedException;
+import dev.heapload.queries.QueryLibrary;
+import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.RemoteQueryRunner;
+import dev.heapload.queries.ResultWriter;
+import dev.heapload.queries.SavedQuery;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--svg FILE] [--db DIR | --uri URI]}:
+ * the history of a store: objects and bytes of every snapshot in load order (saved query {@code trend}), or of one
+ * memory category ({@code --category N}), or of every category ({@code --by-category}, saved query
+ * {@code trend-categories}); with {@code --svg} also the chart ({@link TrendChartSvg}). Reads only the precomputed
+ * Snapshot, Category and Stats nodes. A store without snapshots is one line on stderr and exit 1.
+ */
+@Command(name = "trend", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Objects and bytes of every snapshot in the store, in load order, as a table and an SVG chart.",
+        "Example: heapload trend --svg trend.svg"})
+final class TrendCommand implements Callable<Integer> {
+
+    @Option(names = "--category", paramLabel = "N",
+        description = "Only this memory category (its objects, bytes and VM bytes per snapshot).")
+    Long category;
+
+    @Option(names = "--by-category",
+        description = "Print one row per snapshot and memory category instead of one per snapshot.")
+    boolean byCategory;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+        description = "table, csv or json (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--svg", paramLabel = "FILE",
+        description = "Also write the chart: bytes per snapshot (and per category: the 5 largest, the rest as "
+            + "\"other\"), objects per snapshot.")
+    Path svg;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
+        description = "Stop a query after this many seconds (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
+        description = "Store directory (default: ${DEFAULT-VALUE}).")
+    Path db;
+
+    @CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Runs a saved query on the embedded store or the server. */
+    private interface Runner {
+        QueryResult run(SavedQuery query, Map<String, Object> params) throws QueryFailedException, IOException;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ResultWriter.Format fmt;
+        try {
+            fmt = ResultWriter.Format.of(format);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (timeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--timeout must be > 0");
+        }
+        if (category != null && category < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--category must be a category number >= 0");
+        }
+        if (category != null && byCategory) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--category and --by-category exclude each other");
+        }
+        bolt.check(spec);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        if (bolt.remote()) {
+            try (RemoteGraphStore remote = bolt.connect()) {
+                return print(fmt, (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout),
+                    remote.uri());
+            }
+        }
+        if (Files.exists(db) && !Files.isDirectory(db)) {
+            throw new IOException(db + " is not a directory (give the store directory with --db)");
+        }
+        if (!GraphStore.isStore(db)) {
+            throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
+        }
+        try (GraphStore store = GraphStore.open(db)) {
+            if (store.snapshots().isEmpty()) {
+                throw new IOException(empty(db.toAbsolutePath().normalize().toString()));
+            }
+            return print(fmt, (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout),
+                db.toAbsolutePath().normalize().toString());
+        }
+    }
+
+    private static String empty(String where) {
+        return "no snapshots in the store " + where + " (load dumps first: heapload FILE...)";
+    }
+
+    private int print(ResultWriter.Format fmt, Runner runner, String where) throws Exception {
+        QueryLibrary library = QueryLibrary.builtIn();
+        SavedQuery trendQuery = library.get("trend");
+        SavedQuery categoriesQuery = library.get("trend-categories");
+        QueryResult trend = runner.run(trendQuery, Map.of("category", category == null ? -1L : category));
+        if (trend.rows().isEmpty()) {
+            throw new IOException(empty(where));
+        }
+        QueryResult categories = category == null && (byCategory || svg != null)
+            ? runner.run(categoriesQuery, Map.of()) : null;
+        if (svg != null) {
+            String title = category == null ? "heapload trend: " + trend.rows().size() + " snapshots"
+                : "heapload trend: memory category " + category + categoryName(trend);
+            String text = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+                + TrendChartSvg.render(trend, categories, title);
+            Files.writeString(svg, text, StandardCharsets.UTF_8);
+        }
+        PrintStream out = System.out;
+        ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, out);
+        return 0;
+    }
+
+    /** {@code " (NAME)"} from the first row naming the category, or nothing. */
+    private static String categoryName(QueryResult trend) {
+        int c = trend.columns().indexOf("name");
+        for (List<Object> row : trend.rows()) {
+            if (c >= 0 && row.get(c) != null) {
+                return " (" + row.get(c) + ")";
+            }
+        }
+        return "";
+    }
+
+    /** The whole-snapshot rows without the {@code category} and {@code name} columns (null there). */
+    static QueryResult withoutCategoryColumns(QueryResult r) {
+        List<Integer> keep = new ArrayList<>();
+        List<String> columns = new ArrayList<>();
+        for (int i = 0; i < r.columns().size(); i++) {
+            String c = r.columns().get(i);
+            if (!c.equals("category") && !c.equals("name")) {
+                keep.add(i);
+                columns.add(c);
+            }
+        }
+        List<List<Object>> rows = new ArrayList<>();
+        for (List<Object> row : r.rows()) {
+            List<Object> kept = new ArrayList<>(keep.size());
+            for (int i : keep) {
+                kept.add(row.get(i));
+            }
+            rows.add(kept);
+        }
+        return new QueryResult(columns, rows, r.truncated());
+    }
+}
