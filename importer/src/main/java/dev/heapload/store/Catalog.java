@@ -36,10 +36,18 @@ final class Catalog {
 
     final long generation;
     final List<Entry> entries;
+    /** {@link GraphSchema#VERSION} of the graph of this generation when it was built (1 when the file has none). */
+    final int graphSchema;
 
+    /** A catalog whose graph is (to be) built now, with the current {@link GraphSchema#VERSION}. */
     Catalog(long generation, List<Entry> entries) {
+        this(generation, entries, GraphSchema.VERSION);
+    }
+
+    private Catalog(long generation, List<Entry> entries, int graphSchema) {
         this.generation = generation;
         this.entries = List.copyOf(entries);
+        this.graphSchema = graphSchema;
     }
 
     static Catalog empty() {
@@ -139,7 +147,7 @@ final class Catalog {
                     Boolean.parseBoolean(required(p, k + "analysed")));
                 entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount"))));
             }
-            return new Catalog(generation, entries);
+            return new Catalog(generation, entries, Integer.parseInt(p.getProperty("graphSchema", "1")));
         } catch (NumberFormatException | DateTimeParseException | NullPointerException e) {
             throw new IOException(file + ": corrupt store catalog (" + e.getMessage() + ")", e);
         }
@@ -158,6 +166,7 @@ final class Catalog {
         Properties p = new Properties();
         p.setProperty("format", FORMAT);
         p.setProperty("generation", Long.toString(generation));
+        p.setProperty("graphSchema", Integer.toString(graphSchema));
         p.setProperty("snapshot.count", Integer.toString(entries.size()));
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);

@@ -89,6 +89,15 @@ public final class GraphStore implements AutoCloseable {
     static final String PENDING = ".pending-";
     private static final String DATABASE = GraphDatabaseSettings.DEFAULT_DATABASE_NAME;
 
+    /** Receives one-line notices meant for the person running heapload (no prefix, no newline); none by default. */
+    private static volatile java.util.function.Consumer<String> notices = line -> {
+    };
+
+    /** Where every store of this process sends its notices (e.g. a graph rebuilt for a newer schema). */
+    public static void setNotices(java.util.function.Consumer<String> sink) {
+        notices = java.util.Objects.requireNonNull(sink);
+    }
+
     /** Test hook: called at named steps of a rebuild ("written", "source &lt;id&gt;", "imported", "indexed", "renamed"). */
     interface BuildHook {
         void reached(String step) throws IOException;
@@ -298,15 +307,25 @@ public final class GraphStore implements AutoCloseable {
     /**
      * The graph of all snapshots, for queries. Starts the embedded DBMS on first use (about 4 s; page cache
      * sized to the store) and keeps it until {@link #close()} or the next load or delete; builds an empty graph
-     * first when the store has none. Do not shut it down yourself.
+     * first when the store has none, and rebuilds the graph from the snapshot files first when an older heapload
+     * built it with another {@link GraphSchema#VERSION} (telling {@link #setNotices notices} so). Do not shut it
+     * down yourself.
      *
-     * @throws IOException when an empty graph had to be built and that failed
+     * @throws IOException when a graph had to be (re)built and that failed
      */
     public GraphDatabaseService database() throws IOException {
         ensureOpen();
         if (db == null) {
             String graph = catalog.graphDirectory();
             if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
+                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE);
+                graph = catalog.graphDirectory();
+            } else if (catalog.graphSchema != GraphSchema.VERSION) {
+                String why = "the graph of store " + dir + " was built by another heapload version (graph schema "
+                    + catalog.graphSchema + ", now " + GraphSchema.VERSION + "): rebuilding it from its "
+                    + catalog.entries.size() + " stored snapshot(s)";
+                log.println("heapload: " + why);
+                notices.accept(why);
                 rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE);
                 graph = catalog.graphDirectory();
             }

@@ -315,4 +315,37 @@ class GraphStoreLifecycleTest {
             assertEquals(List.of("notes.txt"), list.map(p -> p.getFileName().toString()).toList());
         }
     }
+
+    @Test
+    @Order(11)
+    void graphOfAnOlderSchemaIsRebuiltFromTheSnapshotFilesOnFirstUse() throws IOException {
+        store.close();
+        Path catalogFile = dir.resolve(Catalog.FILE);
+        String text = Files.readString(catalogFile, StandardCharsets.ISO_8859_1);
+        assertTrue(text.contains("graphSchema=" + GraphSchema.VERSION), text);
+        // as an older heapload wrote it: no graphSchema line (version 1)
+        Files.writeString(catalogFile, text.replace("graphSchema=" + GraphSchema.VERSION + "\n", ""), StandardCharsets.ISO_8859_1);
+        long generation = Catalog.read(dir).generation;
+        assertEquals(1, Catalog.read(dir).graphSchema);
+        List<String> notices = new java.util.ArrayList<>();
+        GraphStore.setNotices(notices::add);
+        try {
+            store = GraphStore.open(dir);
+            assertEquals(List.of(), notices, "opening alone rebuilds nothing");
+            assertEquals("a:15/14/1/2/0 snapshots=1", graphCounts());
+            assertEquals(1, notices.size(), notices.toString());
+            assertTrue(notices.get(0).endsWith("built by another heapload version (graph schema 1, now "
+                + GraphSchema.VERSION + "): rebuilding it from its 1 stored snapshot(s)"), notices.get(0));
+            Catalog now = Catalog.read(dir);
+            assertEquals(generation + 1, now.generation);
+            assertEquals(GraphSchema.VERSION, now.graphSchema);
+            store.close();
+            store = GraphStore.open(dir);
+            store.database();
+            assertEquals(1, notices.size(), "rebuilt once");
+        } finally {
+            GraphStore.setNotices(line -> {
+            });
+        }
+    }
 }
