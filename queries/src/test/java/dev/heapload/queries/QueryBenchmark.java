@@ -55,6 +55,8 @@ public final class QueryBenchmark {
             runs.put("new-objects", Map.of("baseline", "before", "target", "after"));
             runs.put("growth", Map.of("baseline", "before", "target", "after"));
             runs.put("leak-groups", Map.of("baseline", "before", "target", "after"));
+            runs.put("trend", Map.of());
+            runs.put("trend-categories", Map.of());
             if (address != null) {
                 runs.put("why-alive", Map.of("snapshot", "after", "address", address));
             }
