@@ -231,6 +231,10 @@ final class ReportCommand implements Callable<Integer> {
                 throw new IOException(dump + ": BASELINE and TARGET are the same dump (SHA-256 " + sha.substring(0, 12) + "…)");
             }
             shas.add(sha);
+        }
+        for (int i = 0; i < dumps.size(); i++) {
+            Path dump = dumps.get(i);
+            String sha = shas.get(i);
             String existing = null;
             for (SnapshotSummary s : store.snapshots()) {
                 if (sha.equals(s.sha256())) {
