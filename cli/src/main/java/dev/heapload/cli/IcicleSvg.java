@@ -124,6 +124,39 @@ final class IcicleSvg {
         out.write("</svg>\n");
     }
 
+    /**
+     * The number of boxes {@link #write(ReachabilityTree.Node, String, Writer, boolean, double)} draws with this
+     * {@code minWidth} (the root included).
+     */
+    static long boxes(ReachabilityTree.Node root, double minWidth) {
+        double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
+        long n = 0;
+        Deque<ReachabilityTree.Node> stack = new ArrayDeque<>();
+        stack.push(root);
+        while (!stack.isEmpty()) {
+            ReachabilityTree.Node node = stack.pop();
+            n++;
+            for (ReachabilityTree.Node c : node.children()) {
+                if (c.total() * scale >= minWidth) {
+                    stack.push(c);
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The smallest box width (pixels) among 0.1, 0.2, 0.4, ... at which the graph has at most {@code maxBoxes} boxes,
+     * so that a page embedding the graph of a large heap stays small (each box is about 300 bytes of SVG).
+     */
+    static double minWidthFor(ReachabilityTree.Node root, long maxBoxes) {
+        double w = MIN_WIDTH;
+        while (w < WIDTH && boxes(root, w) > maxBoxes) {
+            w *= 2;
+        }
+        return w;
+    }
+
     /** A warm colour derived from the name, so the same path has the same colour in two graphs. */
     private static String color(String name) {
         int h = name.hashCode();

@@ -61,6 +61,9 @@ final class ReportCommand implements Callable<Integer> {
     /** Exit code when a gate fails. */
     static final int GATE_FAILED = 3;
 
+    /** At most this many boxes in the report's icicle graph (narrow ones are left out first). */
+    static final long ICICLE_BOXES = 6000;
+
     /** Rows of a query section kept in the report (the JSON says how many there were). */
     static final int MAX_ROWS = 100;
 
@@ -294,8 +297,9 @@ final class ReportCommand implements Callable<Integer> {
             return null;
         }
         StringWriter w = new StringWriter();
-        // 0.5 px: boxes narrower than half a pixel are invisible anyway; keeps the page small on large heaps
-        IcicleSvg.write(root, "new in " + target + " relative to " + baseline, w, false, 0.5);
+        // at most ICICLE_BOXES boxes (about 300 bytes each), so the page stays small on large heaps
+        IcicleSvg.write(root, "new in " + target + " relative to " + baseline, w, false,
+            IcicleSvg.minWidthFor(root, ICICLE_BOXES));
         return w.toString();
     }
 
