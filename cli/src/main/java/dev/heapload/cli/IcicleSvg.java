@@ -23,6 +23,18 @@ final class IcicleSvg {
     /** Boxes narrower than this many pixels are left out (heapgraph.py's svg.py uses 0.1 px). */
     static final double MIN_WIDTH = 0.1;
 
+    /**
+     * The graph's only script (the text of its {@code <script>} element): shows a box's details on hover, pins them
+     * on click. A page that embeds the graph allows exactly this text in its Content-Security-Policy by hash.
+     */
+    static final String SCRIPT = "\n"
+        + "var pinned=null;\n"
+        + "function d(e){var g=e.target.closest('g.b');return g?g.getAttribute('data-d'):null}\n"
+        + "function show(t){document.getElementById('details').textContent=t}\n"
+        + "document.addEventListener('mouseover',function(e){var t=d(e);if(t)show(t)});\n"
+        + "document.addEventListener('mouseout',function(e){show(pinned||' ')});\n"
+        + "document.addEventListener('click',function(e){var t=d(e);pinned=t;show(t||' ')});\n";
+
     private IcicleSvg() {
     }
 
@@ -34,6 +46,16 @@ final class IcicleSvg {
      * @param out   destination (UTF-8 writer)
      */
     static void write(ReachabilityTree.Node root, String title, Writer out) throws IOException {
+        write(root, title, out, true, MIN_WIDTH);
+    }
+
+    /**
+     * Writes the SVG, as a file ({@code prolog}) or as an element to embed in an HTML page.
+     *
+     * @param prolog   write the XML declaration first (a standalone {@code .svg} file)
+     * @param minWidth boxes narrower than this many pixels are left out (a larger value gives a smaller file)
+     */
+    static void write(ReachabilityTree.Node root, String title, Writer out, boolean prolog, double minWidth) throws IOException {
         // first pass: depth of the drawn part
         int maxDepth = 0;
         record Item(ReachabilityTree.Node node, double x, int depth) {
@@ -47,28 +69,23 @@ final class IcicleSvg {
             double x = it.x + it.node.size() * scale;
             for (ReachabilityTree.Node c : it.node.children()) {
                 double w = c.total() * scale;
-                if (w >= MIN_WIDTH) {
+                if (w >= minWidth) {
                     stack.push(new Item(c, x, it.depth + 1));
                 }
                 x += w;
             }
         }
         double height = (maxDepth + 1) * ROW + 3 * ROW + 2 * MARGIN;
-        out.write("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+        if (prolog) {
+            out.write("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+        }
         out.write(String.format(Locale.ROOT,
             "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                 + "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"12\">\n",
             WIDTH, height, WIDTH, height));
         out.write("<style>rect.n{stroke:#fff;stroke-width:0.5}g.b:hover rect{stroke:#000;stroke-width:1}"
             + "text.l{pointer-events:none;fill:#000}</style>\n");
-        out.write("<script type=\"text/ecmascript\"><![CDATA[\n"
-            + "var pinned=null;\n"
-            + "function d(e){var g=e.target.closest('g.b');return g?g.getAttribute('data-d'):null}\n"
-            + "function show(t){document.getElementById('details').textContent=t}\n"
-            + "document.addEventListener('mouseover',function(e){var t=d(e);if(t)show(t)});\n"
-            + "document.addEventListener('mouseout',function(e){show(pinned||' ')});\n"
-            + "document.addEventListener('click',function(e){var t=d(e);pinned=t;show(t||' ')});\n"
-            + "]]></script>\n");
+        out.write("<script type=\"text/ecmascript\"><![CDATA[" + SCRIPT + "]]></script>\n");
         out.write("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n");
         out.write(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"16\" text-anchor=\"middle\">%s</text>\n",
             WIDTH / 2, MARGIN + ROW * 0.8, escape(title)));
@@ -98,13 +115,46 @@ final class IcicleSvg {
             double x = it.x + n.size() * scale;
             for (ReachabilityTree.Node c : n.children()) {
                 double cw = c.total() * scale;
-                if (cw >= MIN_WIDTH) {
+                if (cw >= minWidth) {
                     stack.push(new Item(c, x, it.depth + 1));
                 }
                 x += cw;
             }
         }
         out.write("</svg>\n");
+    }
+
+    /**
+     * The number of boxes {@link #write(ReachabilityTree.Node, String, Writer, boolean, double)} draws with this
+     * {@code minWidth} (the root included).
+     */
+    static long boxes(ReachabilityTree.Node root, double minWidth) {
+        double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
+        long n = 0;
+        Deque<ReachabilityTree.Node> stack = new ArrayDeque<>();
+        stack.push(root);
+        while (!stack.isEmpty()) {
+            ReachabilityTree.Node node = stack.pop();
+            n++;
+            for (ReachabilityTree.Node c : node.children()) {
+                if (c.total() * scale >= minWidth) {
+                    stack.push(c);
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The smallest box width (pixels) among 0.1, 0.2, 0.4, ... at which the graph has at most {@code maxBoxes} boxes,
+     * so that a page embedding the graph of a large heap stays small (each box is about 300 bytes of SVG).
+     */
+    static double minWidthFor(ReachabilityTree.Node root, long maxBoxes) {
+        double w = MIN_WIDTH;
+        while (w < WIDTH && boxes(root, w) > maxBoxes) {
+            w *= 2;
+        }
+        return w;
     }
 
     /** A warm colour derived from the name, so the same path has the same colour in two graphs. */

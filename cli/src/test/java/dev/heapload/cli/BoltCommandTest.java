@@ -90,6 +90,18 @@ class BoltCommandTest {
         assertEquals(Files.readString(Path.of(System.getProperty("heapload.testdata", "../testdata"), "golden",
             "type-histogram.event-listeners.csv")), query.out());
 
+        // heapload report over Bolt: the same groups and fingerprints as on the embedded store, no icicle graph
+        Path reportDir = tmp.resolve("bolt-report");
+        Run report = run("report", "--uri", uri, "--baseline-id", "before", "--target-id", "after", "--out",
+            reportDir.toString(), "--format", "json,html", "--fail-on", "leak-groups>0");
+        assertEquals(ReportCommand.GATE_FAILED, report.code(), report.err());
+        String json = Files.readString(reportDir.resolve("report.json"));
+        assertTrue(json.contains("\"fingerprint\" : \"" + ReportCommandTest.THEME + "\""), json);
+        assertTrue(json.contains("\"newRetainedBytes\" : 22011"), json);
+        assertTrue(Files.readString(reportDir.resolve("report.html")).contains("the icicle graph needs the heap models"));
+        assertEquals(2, run("report", "--uri", uri, caseDir.resolve("before.json").toString(),
+            caseDir.resolve("after.json").toString()).code(), "dump files with --uri: usage error");
+
         Run list = run("snapshots", "--uri", uri);
         assertEquals(0, list.code(), list.err());
         List<String> lines = list.out().lines().toList();

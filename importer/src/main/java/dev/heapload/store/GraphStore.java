@@ -221,6 +221,22 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
+     * Reads the heap model and analysis of a stored snapshot back from {@code DIR/snapshots/<id>.hsnap} (for figures
+     * that need the model, such as the icicle graph of a report). Costs about as much memory as the load did.
+     *
+     * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws IOException when the file cannot be read or is damaged
+     */
+    public HeapSnapshot model(String id) throws IOException {
+        ensureOpen();
+        Catalog.Entry e = catalog.find(id);
+        if (e == null) {
+            throw new SnapshotNotFoundException(id, dir.toString());
+        }
+        return HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+    }
+
+    /**
      * Adds {@code snapshot} (id {@code snapshot.info().id()}) to the store, with its analysis when
      * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and rebuilds the graph. All or nothing: when this
      * throws (or the process is interrupted), the store is as before. Closes the DBMS of {@link #database()}

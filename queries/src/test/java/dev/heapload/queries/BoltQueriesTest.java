@@ -49,6 +49,7 @@ class BoltQueriesTest {
     /** The parameters of {@link EventListenersGoldenTest}, query by query, with the golden file (or null). */
     private static final List<Object[]> CASES = List.of(
         new Object[] {"summary", params("snapshot", "after"), "summary.event-listeners.csv"},
+        new Object[] {"snapshot", params("snapshot", "after"), null},
         new Object[] {"type-histogram", params("snapshot", "after"), "type-histogram.event-listeners.csv"},
         new Object[] {"type-histogram-diff", params("baseline", "before", "target", "after"), "type-histogram-diff.event-listeners.csv"},
         new Object[] {"new-objects", params("baseline", "before", "target", "after"), "new-objects.event-listeners.csv"},

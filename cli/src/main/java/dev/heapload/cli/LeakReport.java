@@ -1,0 +1,201 @@
+package dev.heapload.cli;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.heapload.queries.QueryResult;
+
+/**
+ * The data of one {@code heapload report}: what every output format ({@link ReportJson}, {@link ReportHtml},
+ * {@link ReportMarkdown}, {@link ReportJunit}) shows. Built from the results of saved queries ({@code snapshot},
+ * {@code new-objects}, {@code leak-groups} and the report definition's sections) plus the fingerprints, known-leak
+ * matches, gate results and the comparison with a previous report computed here. Sizes are in bytes.
+ *
+ * @param reportName      the report definition's name
+ * @param title           its title
+ * @param generatedAt     ISO-8601 UTC time of the run
+ * @param tool            heapload's version line
+ * @param baseline        the baseline snapshot
+ * @param target          the target snapshot
+ * @param headline        the headline numbers
+ * @param groups          every leak group, ranked as {@code leak-groups} returns them (known ones included)
+ * @param resolved        groups of the previous report that are gone ({@code null} without {@code --previous})
+ * @param gates           the gates with their measured values
+ * @param sections        the report definition's sections, in order, with query results where they are queries
+ * @param icicleSvg       the icicle graph of the new objects as an SVG element without XML prolog, or {@code null}
+ * @param icicleNote      why there is no icicle graph, or {@code null}
+ */
+record LeakReport(String reportName, String title, String generatedAt, String tool, Snapshot baseline, Snapshot target,
+                  Headline headline, List<Group> groups, List<Resolved> resolved, List<GateResult> gates,
+                  List<Section> sections, String icicleSvg, String icicleNote) {
+
+    /** Version of the JSON document's schema ({@code report.schema.json}); bumped on incompatible changes. */
+    static final int SCHEMA_VERSION = 1;
+
+    /** A snapshot's facts (saved query {@code snapshot}). */
+    record Snapshot(String id, String vm, String source, String sha256, long objects, long totalBytes) {
+    }
+
+    /**
+     * The headline numbers.
+     *
+     * @param vm                the target's VM family
+     * @param newObjects        objects of the target with no counterpart in the baseline (reachable or not)
+     * @param newBytes          their shallow bytes
+     * @param reusedAddresses   how many of them sit at an address the baseline used for another object
+     * @param leakObjects       new reachable objects in leak groups that are not known leaks
+     * @param leakBytes         their shallow bytes
+     * @param newRetainedBytes  retained bytes of the heads of those groups
+     * @param leakGroups        number of leak groups that are not known leaks
+     * @param knownLeakGroups   number of groups that are known leaks
+     */
+    record Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
+                    long newRetainedBytes, int leakGroups, int knownLeakGroups) {
+    }
+
+    /**
+     * One leak group.
+     *
+     * @param rank          1-based rank (by new bytes) among all groups
+     * @param objects       new reachable objects in the group
+     * @param newBytes      their shallow bytes
+     * @param retainedBytes sum of the heads' retained sizes
+     * @param heads         number of heads (topmost new objects)
+     * @param headType      their type
+     * @param path          retention path, one line per hop from the root
+     * @param name          the path's segments joined with {@code /}
+     * @param fingerprint   {@link LeakFingerprint}
+     * @param knownBy       the known-leaks entry that matched, or {@code null}
+     * @param status        {@code new} or {@code persisting} with {@code --previous}, else {@code null}
+     * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
+     */
+    record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
+                 String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
+
+        boolean known() {
+            return knownBy != null;
+        }
+    }
+
+    /** A group of the previous report that this one does not have. */
+    record Resolved(String fingerprint, String name, String headType, List<String> path, long objects, long newBytes,
+                    long retainedBytes) {
+    }
+
+    /** A gate with the measured value. */
+    record GateResult(String expression, String metric, String operator, long limit, long actual, boolean failed) {
+    }
+
+    /**
+     * A section of the report definition.
+     *
+     * @param what       saved query name or {@code @figure}
+     * @param title      heading
+     * @param parameters the query's bound parameters (empty for figures)
+     * @param result     the query's rows, at most the row cap ({@code null} for figures, except {@code @history}:
+     *                   the rows of the saved query {@code trend})
+     * @param totalRows  rows the query returned before the cap
+     * @param svg        {@code @history} only: the trend chart ({@link TrendChartSvg}) as an SVG element; else null
+     */
+    record Section(String what, String title, Map<String, Object> parameters, QueryResult result, int totalRows,
+                   String svg) {
+    }
+
+    /** True when no gate failed. */
+    boolean passed() {
+        return gates.stream().noneMatch(GateResult::failed);
+    }
+
+    /** Groups that are not known leaks. */
+    List<Group> unknownGroups() {
+        return groups.stream().filter(g -> !g.known()).toList();
+    }
+
+    /** Groups that are known leaks. */
+    List<Group> knownGroups() {
+        return groups.stream().filter(Group::known).toList();
+    }
+
+    /**
+     * Turns the rows of {@code leak-groups} into groups with fingerprints, known-leak matches, status and broken
+     * gates, and evaluates the gates on the groups that are not known.
+     *
+     * @param rows               the query's result (columns objects, newBytes, retainedBytes, heads, headType, path)
+     * @param known              known leaks
+     * @param previousPrints     fingerprints of the previous report's groups, or {@code null}
+     * @param gates              the gates
+     * @param gateResults        filled with one result per gate
+     * @return the groups in rank order
+     */
+    static List<Group> groups(QueryResult rows, KnownLeaks known, Set<String> previousPrints, List<Gate> gates,
+                              List<GateResult> gateResults) {
+        List<String> c = rows.columns();
+        record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
+                   String fingerprint, String knownBy) {
+        }
+        List<Raw> raw = new ArrayList<>();
+        for (List<Object> row : rows.rows()) {
+            Object p = row.get(c.indexOf("path"));
+            List<String> path = new ArrayList<>();
+            if (p instanceof List<?> list) {
+                list.forEach(o -> path.add(String.valueOf(o)));
+            } else if (p != null) {
+                path.add(String.valueOf(p));
+            }
+            String headType = String.valueOf(row.get(c.indexOf("headType")));
+            String fp = LeakFingerprint.of(headType, path);
+            KnownLeaks.Entry k = known.match(fp, LeakFingerprint.segments(path));
+            raw.add(new Raw(num(row.get(c.indexOf("objects"))), num(row.get(c.indexOf("newBytes"))),
+                num(row.get(c.indexOf("retainedBytes"))), num(row.get(c.indexOf("heads"))), headType, List.copyOf(path),
+                fp, k == null ? null : k.text()));
+        }
+        long n = 0;
+        long objects = 0;
+        long bytes = 0;
+        long retained = 0;
+        for (Raw r : raw) {
+            if (r.knownBy == null) {
+                n++;
+                objects += r.objects;
+                bytes += r.newBytes;
+                retained += r.retained;
+            }
+        }
+        for (Gate g : gates) {
+            long actual = g.measure(n, objects, bytes, retained);
+            gateResults.add(new GateResult(g.expression(), g.metric(), g.operator(), g.limit(), actual, g.fails(actual)));
+        }
+        List<Group> out = new ArrayList<>();
+        int rank = 0;
+        for (Raw r : raw) {
+            rank++;
+            List<String> broken = new ArrayList<>();
+            if (r.knownBy == null) {
+                for (int i = 0; i < gates.size(); i++) {
+                    Gate g = gates.get(i);
+                    if (gateResults.get(i).failed() && g.fails(g.measure(1, r.objects, r.newBytes, r.retained))) {
+                        broken.add(g.expression());
+                    }
+                }
+            }
+            String status = previousPrints == null ? null : previousPrints.contains(r.fingerprint) ? "persisting" : "new";
+            out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path,
+                String.join("/", LeakFingerprint.segments(r.path)), r.fingerprint, r.knownBy, status, List.copyOf(broken)));
+        }
+        return out;
+    }
+
+    /** Fingerprints of a list of groups. */
+    static Set<String> fingerprints(List<Group> groups) {
+        Set<String> s = new HashSet<>();
+        groups.forEach(g -> s.add(g.fingerprint()));
+        return s;
+    }
+
+    static long num(Object o) {
+        return o instanceof Number x ? x.longValue() : 0;
+    }
+}

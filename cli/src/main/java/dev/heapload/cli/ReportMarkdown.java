@@ -1,0 +1,109 @@
+package dev.heapload.cli;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The Markdown form of a {@link LeakReport}, for pull-request comments: verdict, headline numbers, the leak groups
+ * (each with its retention path in a code block), known and resolved groups. The query sections are left to the HTML
+ * and JSON forms. Strings from dumps are escaped for Markdown ({@link #text}) or put in code blocks whose fence is
+ * longer than any run of backticks inside.
+ */
+final class ReportMarkdown {
+
+    private ReportMarkdown() {
+    }
+
+    /** The Markdown text. */
+    static String render(LeakReport r) {
+        StringBuilder b = new StringBuilder();
+        LeakReport.Headline hl = r.headline();
+        b.append("## ").append(text(r.title())).append(": ").append(text(r.target().id())).append(" vs ")
+            .append(text(r.baseline().id())).append("\n\n");
+        if (r.gates().isEmpty()) {
+            b.append("No gates given.\n\n");
+        } else {
+            b.append(r.passed() ? "**PASSED**" : "**FAILED**").append("\n\n");
+            for (LeakReport.GateResult g : r.gates()) {
+                b.append("- ").append(g.failed() ? "failed" : "passed").append(": ").append(code(g.expression()))
+                    .append(String.format(Locale.ROOT, " (%s = %,d)", g.metric(), g.actual())).append('\n');
+            }
+            b.append('\n');
+        }
+        b.append("| VM | new objects | new bytes | new retained bytes | leak groups | known |\n");
+        b.append("|---|---:|---:|---:|---:|---:|\n");
+        b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %,d |%n%n", text(hl.vm()), hl.newObjects(),
+            hl.newBytes(), hl.newRetainedBytes(), hl.leakGroups(), hl.knownLeakGroups()));
+        list(b, "Leak groups", r.unknownGroups());
+        list(b, "Known leaks", r.knownGroups());
+        if (r.resolved() != null) {
+            b.append("### Resolved since the previous report (").append(r.resolved().size()).append(")\n\n");
+            for (LeakReport.Resolved g : r.resolved()) {
+                b.append("- ").append(code(g.fingerprint())).append(' ').append(text(g.name())).append('\n');
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    private static void list(StringBuilder b, String title, List<LeakReport.Group> groups) {
+        if (groups.isEmpty() && title.startsWith("Known")) {
+            return;
+        }
+        b.append("### ").append(title).append(" (").append(groups.size()).append(")\n\n");
+        int shown = 0;
+        for (LeakReport.Group g : groups) {
+            if (shown++ == ReportHtml.MAX_GROUPS) {
+                b.append(groups.size() - ReportHtml.MAX_GROUPS).append(" more in the JSON report.\n\n");
+                break;
+            }
+            b.append(String.format(Locale.ROOT, "**#%d** %s%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes, "
+                    + "fingerprint %s%s%s%n%n", g.rank(), g.status() == null ? "" : "(" + g.status() + ") ", g.heads(),
+                text(g.headType()), g.objects(), g.newBytes(), g.retainedBytes(), code(g.fingerprint()),
+                g.known() ? ", known: " + code(g.knownBy()) : "",
+                g.brokenGates().isEmpty() ? "" : ", breaks " + code(String.join(", ", g.brokenGates()))));
+            b.append(block(String.join("\n", g.path()))).append('\n');
+        }
+    }
+
+    /** Text with Markdown's and HTML's special characters escaped, on one line. */
+    static String text(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : (s == null ? "" : s).toCharArray()) {
+            switch (c) {
+                case '<' -> b.append("&lt;");
+                case '>' -> b.append("&gt;");
+                case '&' -> b.append("&amp;");
+                case '\n', '\r', '\t' -> b.append(' ');
+                default -> {
+                    if ("\\`*_{}[]()#+-.!|~\"'".indexOf(c) >= 0) {
+                        b.append('\\');
+                    }
+                    b.append(c < 0x20 || c == 0x7f ? '\uFFFD' : c);
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /** Inline code: escaped text in an HTML {@code <code>} element (backticks cannot break out of it). */
+    static String code(String s) {
+        return "<code>" + IcicleSvg.escape(s == null ? "" : s).replace("|", "&#124;").replace("\n", " ") + "</code>";
+    }
+
+    /** A fenced code block whose fence is longer than the longest run of backticks in {@code s}. */
+    static String block(String s) {
+        int longest = 0;
+        int run = 0;
+        for (char c : s.toCharArray()) {
+            run = c == '`' ? run + 1 : 0;
+            longest = Math.max(longest, run);
+        }
+        String fence = "`".repeat(Math.max(3, longest + 1));
+        StringBuilder clean = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            clean.append((c < 0x20 && c != '\n') || c == 0x7f ? '\uFFFD' : c);
+        }
+        return fence + "\n" + clean + "\n" + fence + "\n";
+    }
+}
