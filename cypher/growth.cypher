@@ -7,16 +7,11 @@
 //
 // "Present in both": same address, type and memory category (and size, for strings). refs: outgoing REF
 // (strong references). Ordered by sizeGrowth, then refsGrowth. path: retention path in the target, root first.
-// Reads the pair's GREW relationships (the 1000 largest growths, ranked at load time): top is at most 1000.
+// Reads the pair's GREW relationships (the 1000 largest growths, ranked at load time, each with the object's
+// retention path in the target, precomputed): top is at most 1000.
 MATCH (:Diff {baseline: $baseline, target: $target})-[g:GREW]->(t:Object)
 WHERE g.rank <= $top
-WITH t, g
-OPTIONAL CALL (t) {
-  MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(t)
-  WHERE r.rootName IS NOT NULL
-  RETURN [r.rootName] + [rel IN relationships(p) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
-}
 RETURN t.address AS address, t.type AS type, t.category AS category, t.label AS label,
        g.sizeBefore AS sizeBefore, t.size AS sizeAfter, t.size - g.sizeBefore AS sizeGrowth,
-       g.refsBefore AS refsBefore, g.refsAfter AS refsAfter, g.refsAfter - g.refsBefore AS refsGrowth, path
+       g.refsBefore AS refsBefore, g.refsAfter AS refsAfter, g.refsAfter - g.refsBefore AS refsGrowth, g.path AS path
 ORDER BY sizeGrowth DESC, refsGrowth DESC, address

@@ -5,12 +5,11 @@
 // columns: address, type, label, size, retainedSize, path
 //
 // path: names from the root to the object: the root's name, then per hop the reference's name or [kind].
-// Reads the snapshot's TOP_RETAINER relationships (the 1000 largest, ranked at load time): top is at most 1000.
+// Reads the snapshot's TOP_RETAINER relationships (the 1000 largest, ranked at load time, each with its path):
+// top is at most 1000. The path is the walk of `why-alive`, precomputed: walking it in Cypher reads every
+// incoming reference of every object on it.
 MATCH (:Snapshot {id: $snapshot})-[t:TOP_RETAINER]->(o:Object)
 WHERE t.rank <= $top
-WITH o
-MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
-WHERE r.rootName IS NOT NULL
 RETURN o.address AS address, o.type AS type, o.label AS label, o.size AS size, o.retainedSize AS retainedSize,
-       [r.rootName] + [rel IN relationships(p) | coalesce(rel.name, '[' + rel.kind + ']')] AS path
+       t.path AS path
 ORDER BY retainedSize DESC, address

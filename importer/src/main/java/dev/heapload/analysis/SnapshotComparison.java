@@ -84,8 +84,10 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      * @param sizeAfter  shallow size in the target, bytes
      * @param refsBefore strong outgoing references in the baseline
      * @param refsAfter  strong outgoing references in the target
+     * @param path       the object's retention path in the target as names ({@link RetentionPath#names}), or
+     *                   {@code null} (unreachable, or the target has no analysis)
      */
-    public record Growth(int target, long sizeBefore, long sizeAfter, long refsBefore, long refsAfter) {
+    public record Growth(int target, long sizeBefore, long sizeAfter, long refsBefore, long refsAfter, List<String> path) {
     }
 
     /**
@@ -134,7 +136,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         buckets.sort(Comparator.comparing(NewBucket::type).thenComparingInt(NewBucket::category));
 
         return new SnapshotComparison(List.copyOf(buckets), diff.newCount(), newBytes, diff.reusedAddresses(),
-            leakGroups(target, targetAnalysis, isNew), growth(baseline, target, diff));
+            leakGroups(target, targetAnalysis, isNew), growth(baseline, target, targetAnalysis, diff));
     }
 
     private static List<LeakGroup> leakGroups(HeapSnapshot target, HeapAnalysis analysis, boolean[] isNew) {
@@ -257,7 +259,8 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         return Integer.compare(a.size(), b.size());
     }
 
-    private static List<Growth> growth(HeapSnapshot baseline, HeapSnapshot target, SnapshotDiff diff) {
+    private static List<Growth> growth(HeapSnapshot baseline, HeapSnapshot target, HeapAnalysis targetAnalysis,
+                                       SnapshotDiff diff) {
         Comparator<Growth> order = Comparator.comparingLong((Growth g) -> g.sizeAfter() - g.sizeBefore()).reversed()
             .thenComparing(Comparator.comparingLong((Growth g) -> g.refsAfter() - g.refsBefore()).reversed())
             .thenComparing(g -> target.address(g.target()));
@@ -273,7 +276,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             long refsBefore = strongOutDegree(baseline, b);
             long refsAfter = strongOutDegree(target, o);
             if (after > before || refsAfter > refsBefore) {
-                Growth g = new Growth(o, before, after, refsBefore, refsAfter);
+                Growth g = new Growth(o, before, after, refsBefore, refsAfter, null);
                 if (kept.size() == GROWTH_ROWS && order.compare(g, kept.peek()) >= 0) {
                     continue;
                 }
@@ -285,7 +288,12 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         List<Growth> rows = new ArrayList<>(kept);
         rows.sort(order);
-        return List.copyOf(rows);
+        List<Growth> out = new ArrayList<>(rows.size());
+        for (Growth g : rows) {
+            out.add(new Growth(g.target(), g.sizeBefore(), g.sizeAfter(), g.refsBefore(), g.refsAfter(),
+                targetAnalysis == null ? null : RetentionPath.names(target, targetAnalysis, g.target())));
+        }
+        return List.copyOf(out);
     }
 
     private static long strongOutDegree(HeapSnapshot s, int o) {

@@ -26,9 +26,10 @@ import dev.heapload.model.HeapSnapshot;
  *                     most {@link #TOP_RETAINERS_PER_CATEGORY} each
  * @param weakOnly     per object id: unreachable, but a reachable object holds a weak reference to it
  *                     (collectable, not a leak)
+ * @param topRetainerPaths per entry of {@code topRetainers}, its retention path as names ({@link RetentionPath#names})
  */
 public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<Integer, int[]> topRetainersByCategory,
-                                 boolean[] weakOnly) {
+                                 boolean[] weakOnly, List<List<String>> topRetainerPaths) {
 
     /** How many of the largest retainers are kept per snapshot. */
     public static final int TOP_RETAINERS = 1000;
@@ -122,7 +123,13 @@ public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<I
         }
         Map<Integer, int[]> byCategory = new LinkedHashMap<>();
         perCategory.forEach((c, t) -> byCategory.put(c, t.sorted()));
-        return new SnapshotStatistics(List.copyOf(buckets), all.sorted(), byCategory, weakOnly);
+        int[] top = all.sorted();
+        List<List<String>> paths = new java.util.ArrayList<>(top.length);
+        for (int o : top) {
+            paths.add(RetentionPath.names(snapshot, analysis, o));
+        }
+        return new SnapshotStatistics(List.copyOf(buckets), top, byCategory, weakOnly,
+            java.util.Collections.unmodifiableList(paths));
     }
 
     /** The {@code limit} best object ids in an order: a bounded heap whose head is the worst kept. */

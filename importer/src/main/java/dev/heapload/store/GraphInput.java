@@ -546,6 +546,10 @@ final class GraphInput implements Input {
         private boolean topRetainer(InputEntityVisitor v, int i) {
             edge(v, l.snapshotNode, l.base + l.stats.topRetainers()[i], GraphSchema.TOP_RETAINER);
             v.property("rank", (long) i + 1);
+            List<String> path = l.stats.topRetainerPaths().get(i);
+            if (path != null) {
+                v.property("path", path.toArray(String[]::new));
+            }
             return true;
         }
 
@@ -611,6 +615,9 @@ final class GraphInput implements Input {
             v.property("sizeBefore", g.sizeBefore());
             v.property("refsBefore", g.refsBefore());
             v.property("refsAfter", g.refsAfter());
+            if (g.path() != null) {
+                v.property("path", g.path().toArray(String[]::new));
+            }
             return true;
         }
 

@@ -1,0 +1,46 @@
+package dev.heapload.analysis;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.heapload.model.HeapSnapshot;
+
+/**
+ * An object's retention path as names, the form the saved queries {@code largest-retainers} and {@code growth}
+ * return: the root's name, then per hop the reference's name, or its kind in brackets ({@code [array]}) when it
+ * has none. Precomputed at load time for the few objects those queries list, because walking the path in Cypher
+ * reads every incoming reference of every object on it (1.2M reads, 5 s cold, for the 20 largest retainers of the
+ * 2.4M-object entity-system-large snapshot).
+ */
+public final class RetentionPath {
+
+    private RetentionPath() {
+    }
+
+    /**
+     * The path of object {@code o} from its root, e.g. {@code [registry, _MODULES, EventBus, handlers, [array]]}.
+     *
+     * @return the names, root first; {@code null} when {@code o} is unreachable or its root has no name
+     */
+    public static List<String> names(HeapSnapshot s, HeapAnalysis a, int o) {
+        if (!a.reachable()[o]) {
+            return null;
+        }
+        List<String> hops = new ArrayList<>();
+        int x = o;
+        for (int r = a.retainedBy()[x]; r >= 0; r = a.retainedBy()[x]) {
+            String name = s.referenceName(r);
+            hops.add(name != null ? name : "[" + s.referenceKind(r) + "]");
+            x = s.referenceSource(r);
+        }
+        int root = a.rootOf()[x];
+        String rootName = root >= 0 ? s.roots().get(root).name() : null;
+        if (rootName == null) {
+            return null;
+        }
+        hops.add(rootName);
+        Collections.reverse(hops);
+        return List.copyOf(hops);
+    }
+}
