@@ -62,12 +62,12 @@ import dev.heapload.model.Progress;
  * graph, so its time grows with the other snapshots in the store (each is read back from its file).
  *
  * <h2>Cost</h2>
- * Measured with {@code StoreBenchmark} (importer test sources) on the 2-vCPU project machine, load average about 1
- * at start, {@code -Xmx1g}: a snapshot of 2.4M objects and 7M references with analysis (2.4M nodes, 11.8M
- * relationships, 33M properties) loads in about 39 s: write 0.3 s, import 26–28 s, index population 7.6–8.2 s,
- * the rest the start and stop of the DBMS that creates the indexes; peak RSS 1.70 GB; 1.37 GB of graph and
- * 192 MB of snapshot file on disk. Without analysis: 34 s. With a second such snapshot in the store the next
- * load rebuilds both: 70 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
+ * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
+ * 35.6M properties) on the 2-vCPU project machine, quiet: the load takes 33.4–33.8 s: write 0.3 s, import
+ * 16.3–16.5 s, start of the index-building DBMS 3.0–3.3 s, index population 6.6–7.2 s; peak RSS 1.50–1.59 GiB.
+ * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
+ * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
+ * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
  * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1).
  * A load needs the heap for its snapshot model plus about one other snapshot model at a time; off the heap,
  * the importer's page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
