@@ -167,6 +167,15 @@ class ReportCommandTest {
         assertTrue(((Element) cases.item(0)).getAttribute("name").contains("ThemeChanged/handlers"));
         Element gates = suite(doc, "heapload.gates");
         assertEquals("1", gates.getAttribute("failures"));
+        // and as a CI server reads it: Maven Surefire's JUnit XML report parser
+        var parsed = new org.apache.maven.plugins.surefire.report.TestSuiteXmlParser(
+            new org.apache.maven.plugin.surefire.log.api.NullConsoleLogger())
+            .parse(r.out().resolve("report.junit.xml").toString());
+        var leakSuite = parsed.stream().filter(t -> t.getFullClassName().equals("heapload.leak-groups")).findFirst().orElseThrow();
+        assertEquals(3, leakSuite.getNumberOfTests(), parsed.toString());
+        assertEquals(1, leakSuite.getNumberOfFailures());
+        assertEquals(3, leakSuite.getTestCases().size());
+        assertEquals(1, leakSuite.getTestCases().stream().filter(c -> c.hasFailure()).count());
     }
 
     static Element suite(Document doc, String name) {
