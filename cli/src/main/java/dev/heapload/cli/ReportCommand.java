@@ -274,7 +274,22 @@ final class ReportCommand implements Callable<Integer> {
         return ids;
     }
 
+    /**
+     * The SHA-256 a loaded snapshot of {@code file} records: of the file's bytes, or for a MicroPython regions.json
+     * of its memory images (as {@code MicroPythonReader} computes it; two dumps can have identical regions.json files).
+     */
     private static String sha256(Path file) throws IOException {
+        if (dev.heapload.micropython.MicroPythonFiles.isRegionsJson(file)) {
+            try {
+                MessageDigest md = MessageDigest.getInstance("SHA-256");
+                for (var region : dev.heapload.micropython.MemoryImage.fromRegionsJson(file).regions()) {
+                    md.update(region.bytes());
+                }
+                return HexFormat.of().formatHex(md.digest());
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), MessageDigest.getInstance("SHA-256"))) {
             in.transferTo(OutputStream.nullOutputStream());
             return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
@@ -359,6 +374,12 @@ final class ReportCommand implements Callable<Integer> {
                 sections.add(new LeakReport.Section(s.what(), s.title(), Map.of(), trend, trend.rows().size(), chart));
                 continue;
             }
+            if (s.what().equals("@micropython-heap")) {
+                if ("micropython".equals(t.vm())) {
+                    sections.add(microPythonHeap(s, t));
+                }
+                continue; // only for MicroPython targets
+            }
             if (s.figure()) {
                 sections.add(new LeakReport.Section(s.what(), s.title(), Map.of(), null, 0, null));
                 continue;
@@ -375,6 +396,40 @@ final class ReportCommand implements Callable<Integer> {
         String tool = new HeapLoad.Version().getVersion()[0];
         return new LeakReport(def.name(), def.title(), Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), tool, b, t,
             headline, groups, resolved, gateResults, sections, icicleSvg, icicleSvg == null ? icicleNote : null);
+    }
+
+    /**
+     * The {@code @micropython-heap} section of a MicroPython target: the fragmentation figures (as {@code gc_info}
+     * computes them) as rows of one column {@code fragmentation}, and the heap layout picture ({@link HeapLayoutSvg}).
+     * Both need the RAM image, which the store does not keep: they are read again from the target's dump
+     * ({@code source}, a regions.json with its symbols beside it); when it is not at hand the section says so.
+     */
+    static LeakReport.Section microPythonHeap(ReportDefinition.Section s, LeakReport.Snapshot target) {
+        Path source = target.source() == null ? null : Path.of(target.source());
+        String why;
+        if (source == null || !Files.isRegularFile(source)) {
+            why = "the heap layout needs the target's dump (" + target.source() + "), which is not at hand";
+        } else if (!dev.heapload.micropython.MicroPythonFiles.isRegionsJson(source)) {
+            why = "the heap layout needs a regions.json dump; the target came from " + source;
+        } else {
+            try {
+                dev.heapload.micropython.MicroPythonDump dump = MicroPythonCommand.readRegions(source, target.id());
+                List<List<Object>> rows = new ArrayList<>();
+                for (String line : MicroPythonCommand.figuresText(dump.heapMap().figures()).split("\n")) {
+                    rows.add(List.of(line));
+                }
+                java.io.StringWriter w = new java.io.StringWriter();
+                HeapLayoutSvg.write(dump.heapMap(), dump.allocations(), "MicroPython heap of " + target.id(), w);
+                String svg = w.toString();
+                svg = svg.startsWith("<?xml") ? svg.substring(svg.indexOf('\n') + 1) : svg;
+                return new LeakReport.Section(s.what(), s.title(), Map.of(),
+                    new QueryResult(List.of("fragmentation"), rows, false), rows.size(), svg);
+            } catch (IOException | RuntimeException e) {
+                why = "the heap layout could not be read from " + source + ": " + e.getMessage();
+            }
+        }
+        return new LeakReport.Section(s.what(), s.title(), Map.of(),
+            new QueryResult(List.of("fragmentation"), List.of(List.of(why)), false), 1, null);
     }
 
     private static LeakReport.Snapshot snapshot(QueryLibrary library, Runner runner, String id) throws QueryFailedException, IOException {

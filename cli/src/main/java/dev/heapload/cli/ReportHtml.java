@@ -74,6 +74,16 @@ final class ReportHtml {
                         b.append("<p>").append(h(r.icicleNote())).append("</p>\n");
                     }
                 }
+                case "@micropython-heap" -> {
+                    b.append("<pre class=\"path\">");
+                    for (List<Object> row : s.result().rows()) {
+                        b.append(h(String.valueOf(row.get(0)))).append('\n');
+                    }
+                    b.append("</pre>\n");
+                    if (s.svg() != null) {
+                        b.append("<div class=\"icicle\">").append(s.svg()).append("</div>\n");
+                    }
+                }
                 case "@history" -> {
                     b.append("<div class=\"history\">").append(s.svg()).append("</div>\n");
                     table(b, new LeakReport.Section("trend", s.title(), Map.of(), s.result(), s.totalRows(), null));

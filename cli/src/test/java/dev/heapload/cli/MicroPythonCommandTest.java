@@ -1,6 +1,7 @@
 package dev.heapload.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -94,6 +95,33 @@ class MicroPythonCommandTest {
             + "path:\n      root mp_state_ctx.vm.dict_main.map.table (map_table)\n      _cache in map_table\n"), r.out());
         assertTrue(r.out().contains("  group 2: 600 objects, 23,264 new bytes, 23,264 retained bytes, 1 list head(s), "
             + "path:\n      root mp_state_ctx.vm.dict_main.map.table (map_table)\n      leaked_lists in map_table\n"), r.out());
+    }
+
+    @Test
+    void reportOfTwoRegionsFilesHasTheFragmentationFiguresAndTheHeapLayout() throws Exception {
+        Path d = shared("unix-x64-standard");
+        Path out = tmp.resolve("report");
+        var r = HeapLoadCommandTest.run("report", "--db", tmp.resolve("db").toString(), "--out", out.toString(),
+            "--format", "html,json", d.resolve("dump1/regions.json").toString(), d.resolve("dump2/regions.json").toString());
+        assertEquals(0, r.code(), r.err());
+        String html = Files.readString(out.resolve("report.html"));
+        String section = html.substring(html.indexOf("<section id=\"micropython-heap\">"));
+        section = section.substring(0, section.indexOf("</section>"));
+        // the same figures `heapload micropython --regions dump2/regions.json` prints
+        var cli = HeapLoadCommandTest.run("micropython", "--no-load", "--regions", d.resolve("dump2/regions.json").toString());
+        assertEquals(0, cli.code(), cli.err());
+        String largest = cli.out().lines().filter(l -> l.contains("largest free run")).findFirst().orElseThrow().trim();
+        assertTrue(section.contains(largest), largest + " in " + section);
+        assertTrue(section.contains("<svg") && section.contains("MicroPython heap of dump2"), "heap layout picture");
+        assertFalse(section.contains("<?xml"), "embedded without its XML prolog");
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("report.json").toFile());
+        boolean found = false;
+        for (var sec : json.get("sections")) {
+            if (sec.get("what").asText().equals("@micropython-heap")) {
+                found = sec.get("rows").toString().contains("largest free run");
+            }
+        }
+        assertTrue(found, "the figures are in the JSON too");
     }
 
     @Test

@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * A report defined as data: an ordered list of sections, each a saved query (shown as a table) or a built-in figure
- * ({@code @headline}, {@code @leak-groups}, {@code @icicle}, {@code @history}), with a title and parameters. The
+ * ({@code @headline}, {@code @leak-groups}, {@code @icicle}, {@code @history}, {@code @micropython-heap}), with a title and parameters. The
  * file format ({@code .report}, UTF-8):
  *
  * <pre>
@@ -39,7 +39,7 @@ public record ReportDefinition(String name, String title, List<Section> sections
     public static final String RESOURCE_DIR = QueryLibrary.RESOURCE_DIR + "/reports";
 
     /** The built-in figures a section may name (with a leading {@code @}). */
-    public static final Set<String> FIGURES = Set.of("headline", "leak-groups", "icicle", "history");
+    public static final Set<String> FIGURES = Set.of("headline", "leak-groups", "icicle", "history", "micropython-heap");
 
     /**
      * One section.
