@@ -27,6 +27,7 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.analysis.SnapshotDiff;
 import dev.heapload.io.DumpReaders;
+import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryLibrary;
@@ -145,6 +146,22 @@ final class ReportCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "with --uri give --baseline-id and --target-id (dump files load "
                 + "with: heapload --uri URI BASELINE TARGET)");
         }
+        // every input file and the output directory are checked before anything is read or loaded
+        for (Path input : files) {
+            requireFile(input, null);
+        }
+        requireFile(reportFile, "--report");
+        requireFile(knownFile, "--known");
+        requireFile(previous, "--previous");
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new CommandLine.ParameterException(cl, "--out " + out + ": exists and is not a directory");
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new IOException("--out " + out + ": cannot create the directory (" + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+        }
         QueryLibrary library = QueryLibrary.builtIn();
         ReportDefinition definition = reportFile == null ? ReportDefinition.builtIn("nightly", library)
             : ReportDefinition.read(reportFile, library);
@@ -216,6 +233,24 @@ final class ReportCommand implements Callable<Integer> {
     /** Runs one saved query with typed parameters. */
     interface Runner {
         QueryResult run(SavedQuery query, Map<String, Object> params) throws QueryFailedException, IOException;
+    }
+
+    /**
+     * Refuses an input that is a directory or missing, with one line naming it (and the option that gave it).
+     *
+     * @throws DumpFormatException bad input (exit 1)
+     */
+    private static void requireFile(Path file, String option) throws DumpFormatException {
+        if (file == null) {
+            return;
+        }
+        String name = (option == null ? "" : option + " ") + file;
+        if (Files.isDirectory(file)) {
+            throw new DumpFormatException(name, -1, "is a directory, not a file");
+        }
+        if (!Files.exists(file)) {
+            throw new DumpFormatException(name, -1, "no such file");
+        }
     }
 
     /**

@@ -270,6 +270,21 @@ class ReportCommandTest {
         Result d = report("x", "--report", badReport.toString());
         assertEquals(1, d.run().code());
         assertTrue(d.run().err().contains(badReport + ":3: no saved query 'no-such-query'"), d.run().err());
+        // checked before anything is read or loaded: a directory as input, an --out that is a file
+        Result dirKnown = report("x", "--known", tmp.toString());
+        assertEquals(1, dirKnown.run().code());
+        assertEquals("heapload: --known " + tmp + ": is a directory, not a file\n", dirKnown.run().err());
+        Path fresh = tmp.resolve("fresh-db");
+        HeapLoadCommandTest.Run dirDump = run("report", "--db", fresh.toString(), "--out", tmp.resolve("y").toString(),
+            pair.resolve("before.json").toString(), pair.toString());
+        assertEquals(1, dirDump.code());
+        assertEquals("heapload: " + pair + ": is a directory, not a file\n", dirDump.err());
+        Path aFile = Files.writeString(tmp.resolve("a-file"), "x");
+        HeapLoadCommandTest.Run outFile = run("report", "--db", fresh.toString(), "--out", aFile.toString(),
+            pair.resolve("before.json").toString(), pair.resolve("after.json").toString());
+        assertEquals(2, outFile.code());
+        assertTrue(outFile.err().startsWith("heapload: --out " + aFile + ": exists and is not a directory\n"), outFile.err());
+        assertFalse(Files.exists(fresh), "nothing loaded: no store created");
     }
 
     @Test
