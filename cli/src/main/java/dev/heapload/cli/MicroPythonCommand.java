@@ -182,20 +182,6 @@ final class MicroPythonCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * Reads a {@code regions.json} dump with what lies beside it (symbols, the stack pointer of {@code info.txt}) and
-     * the defaults of the default load command; for the report's heap section.
-     *
-     * @throws IOException (a {@link DumpFormatException} naming the file) when the dump or its symbols are unreadable
-     */
-    static MicroPythonDump readRegions(Path regions, String id) throws IOException {
-        FirmwareSymbols syms = FirmwareSymbols.read(MicroPythonFiles.findSymbols(regions));
-        MemoryImage image = MemoryImage.fromRegionsJson(regions);
-        MicroPythonReader.Options options = new MicroPythonReader.Options(0, 0,
-            MicroPythonFiles.stackPointerBeside(regions), null, null);
-        return MicroPythonReader.read(image, syms, options, id, regions.toString());
-    }
-
     /** The fragmentation figures as {@link #report} prints them, one per line. */
     static String figuresText(GcFigures f) {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

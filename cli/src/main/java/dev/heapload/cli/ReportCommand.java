@@ -448,7 +448,7 @@ final class ReportCommand implements Callable<Integer> {
             why = "the heap layout needs a regions.json dump; the target came from " + source;
         } else {
             try {
-                dev.heapload.micropython.MicroPythonDump dump = MicroPythonCommand.readRegions(source, target.id());
+                dev.heapload.micropython.MicroPythonDump dump = dev.heapload.micropython.MicroPythonFiles.read(source, target.id());
                 List<List<Object>> rows = new ArrayList<>();
                 for (String line : MicroPythonCommand.figuresText(dump.heapMap().figures()).split("\n")) {
                     rows.add(List.of(line));
