@@ -315,15 +315,7 @@ final class ReportCommand implements Callable<Integer> {
      */
     private static String sha256(Path file) throws IOException {
         if (dev.heapload.micropython.MicroPythonFiles.isRegionsJson(file)) {
-            try {
-                MessageDigest md = MessageDigest.getInstance("SHA-256");
-                for (var region : dev.heapload.micropython.MemoryImage.fromRegionsJson(file).regions()) {
-                    md.update(region.bytes());
-                }
-                return HexFormat.of().formatHex(md.digest());
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
-            }
+            return dev.heapload.micropython.MemoryImage.fromRegionsJson(file).sha256();
         }
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), MessageDigest.getInstance("SHA-256"))) {
             in.transferTo(OutputStream.nullOutputStream());

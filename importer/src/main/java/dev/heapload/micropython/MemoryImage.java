@@ -59,6 +59,22 @@ public final class MemoryImage {
         this.littleEndian = littleEndian;
     }
 
+    /**
+     * Hex SHA-256 of the images' bytes, in order: what identifies a MicroPython dump (its regions.json text does not:
+     * two dumps can have identical ones). Recorded as the snapshot's {@code sha256}.
+     */
+    public String sha256() {
+        try {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            for (Region r : regions) {
+                md.update(r.bytes());
+            }
+            return java.util.HexFormat.of().formatHex(md.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
+        }
+    }
+
     /** The images, in the order given. */
     public List<Region> regions() {
         return regions;

@@ -1,11 +1,8 @@
 package dev.heapload.micropython;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -271,7 +268,7 @@ public final class MicroPythonReader {
             warnings.add(orphanTails + " TAIL block(s) without a HEAD before them (corrupt allocation table?) ignored");
         }
         GcFigures figures = heapMap.figures();
-        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, sha256(), figures.usedBytes(), Map.of(),
+        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(), figures.usedBytes(), Map.of(),
             warnings);
         HeapSnapshot snapshot = b.build(info);
 
@@ -751,18 +748,6 @@ public final class MicroPythonReader {
         warnings.add("stack scanned from stack_top - stack_limit (" + hex(start) + ".." + hex(top)
             + "): stale words below sp may keep garbage alive; give the sp register to narrow it");
         return new long[] {start, top};
-    }
-
-    private String sha256() {
-        try {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            for (MemoryImage.Region r : mem.regions()) {
-                md.update(r.bytes());
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (NoSuchAlgorithmException e) {
-            return "";
-        }
     }
 
     static String hex(long v) {
