@@ -172,7 +172,7 @@ final class ReportCommand implements Callable<Integer> {
         LeakReport report;
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
-                Runner runner = (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
+                SavedQueryRunner runner = (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
                 report = build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
                     "the icicle graph needs the heap models of the embedded store (--db); not available over --uri");
             }
@@ -197,7 +197,7 @@ final class ReportCommand implements Callable<Integer> {
                     t = ids.get(1);
                 }
                 String svg = icicle(store, b, t);
-                Runner runner = (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout);
+                SavedQueryRunner runner = (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout);
                 report = build(definition, library, runner, b, t, known, previousGroups, gates, svg,
                     "no new reachable objects: nothing to draw");
             }
@@ -228,11 +228,6 @@ final class ReportCommand implements Callable<Integer> {
                 g.actual());
         }
         return report.passed() ? 0 : GATE_FAILED;
-    }
-
-    /** Runs one saved query with typed parameters. */
-    interface Runner {
-        QueryResult run(SavedQuery query, Map<String, Object> params) throws QueryFailedException, IOException;
     }
 
     /**
@@ -346,7 +341,7 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     /** Runs the queries and assembles the report. */
-    static LeakReport build(ReportDefinition def, QueryLibrary library, Runner runner, String baseline, String target,
+    static LeakReport build(ReportDefinition def, QueryLibrary library, SavedQueryRunner runner, String baseline, String target,
                             KnownLeaks known, List<LeakReport.Resolved> previousGroups, List<Gate> gates, String icicleSvg,
                             String icicleNote) throws QueryFailedException, IOException {
         LeakReport.Snapshot b = snapshot(library, runner, baseline);
@@ -459,7 +454,7 @@ final class ReportCommand implements Callable<Integer> {
             new QueryResult(List.of("fragmentation"), List.of(List.of(why)), false), 1, null);
     }
 
-    private static LeakReport.Snapshot snapshot(QueryLibrary library, Runner runner, String id) throws QueryFailedException, IOException {
+    private static LeakReport.Snapshot snapshot(QueryLibrary library, SavedQueryRunner runner, String id) throws QueryFailedException, IOException {
         QueryResult r = runner.run(library.get("snapshot"), Map.of("snapshot", id));
         if (r.rows().isEmpty()) {
             throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");

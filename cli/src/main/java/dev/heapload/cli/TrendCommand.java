@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
@@ -67,11 +66,6 @@ final class TrendCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Runs a saved query on the embedded store or the server. */
-    private interface Runner {
-        QueryResult run(SavedQuery query, Map<String, Object> params) throws QueryFailedException, IOException;
-    }
-
     @Override
     public Integer call() throws Exception {
         ResultWriter.Format fmt;
@@ -116,7 +110,7 @@ final class TrendCommand implements Callable<Integer> {
         return "no snapshots in the store " + where + " (load dumps first: heapload FILE...)";
     }
 
-    private int print(ResultWriter.Format fmt, Runner runner, String where) throws Exception {
+    private int print(ResultWriter.Format fmt, SavedQueryRunner runner, String where) throws Exception {
         QueryLibrary library = QueryLibrary.builtIn();
         SavedQuery trendQuery = library.get("trend");
         SavedQuery categoriesQuery = library.get("trend-categories");
