@@ -10,6 +10,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import org.neo4j.graphdb.GraphDatabaseService;
+
+import dev.heapload.queries.QueryLibrary;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.PortInUseException;
 import dev.heapload.store.SnapshotSummary;
@@ -84,8 +89,9 @@ final class ServeCommand implements Callable<Integer> {
             signal = new StopSignal(); // before Neo4j starts: Ctrl-C during the start also closes the store cleanly
             out.println("Starting Neo4j on store " + dir + " ...");
             out.flush();
+            GraphDatabaseService database;
             try {
-                store.serve(boltPort, httpPort);
+                database = store.serve(boltPort, httpPort);
             } catch (PortInUseException e) {
                 String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
                     : "--bolt-port or --http-port";
@@ -95,6 +101,7 @@ final class ServeCommand implements Callable<Integer> {
             if (!signal.requested()) {
                 printWelcome(out, dir, snapshots);
                 out.flush();
+                planSavedQueries(database, out);
             }
             if (signal.await()) {
                 out.println("Stopping Neo4j ...");
@@ -112,6 +119,34 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * Plans every saved query on a daemon thread ({@link QueryRunner#plan}), so the first saved queries over Bolt
+     * and the first statements in Browser do not wait for the Cypher planner's one-time warm-up (measured on the
+     * 2.4M-object pair: a saved query's first run in a fresh JVM 1.3–3.7 s, planned 0.01–0.02 s). Prints one line
+     * when done; stops quietly when the server stops first.
+     */
+    private static void planSavedQueries(GraphDatabaseService database, PrintStream out) {
+        Thread planner = new Thread(() -> {
+            long start = System.nanoTime();
+            int planned = 0;
+            try {
+                for (SavedQuery q : QueryLibrary.builtIn().queries()) {
+                    QueryRunner.plan(database, q);
+                    planned++;
+                }
+            } catch (Exception | LinkageError e) {
+                return; // the server is stopping (or a query does not plan: running it says why)
+            }
+            synchronized (out) {
+                out.printf(Locale.ROOT, "(planned the %d saved queries in %.1f s: their first runs skip the planner)%n",
+                    planned, (System.nanoTime() - start) / 1e9);
+                out.flush();
+            }
+        }, "heapload-serve-planner");
+        planner.setDaemon(true);
+        planner.start();
     }
 
     private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots) {

@@ -6,6 +6,8 @@ import static dev.heapload.queries.Golden.params;
 import static dev.heapload.queries.Golden.row;
 import static dev.heapload.queries.Golden.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -51,6 +53,27 @@ class EventListenersGoldenTest {
         if (store != null) {
             store.close();
         }
+    }
+
+    /** What {@code heapload serve} does at start: every saved query plans; a query Cypher rejects is one line. */
+    @Test
+    void everySavedQueryPlansAndABrokenOneFailsInOneLine() throws Exception {
+        int planned = 0;
+        for (SavedQuery q : QueryLibrary.builtIn().queries()) {
+            QueryRunner.plan(store.database(), q);
+            planned++;
+        }
+        assertEquals(14, planned);
+        SavedQuery broken = SavedQuery.parse("""
+            // name: broken
+            // description: Not Cypher.
+            // param: snapshot string
+            // columns: n
+            MATCH (o:Object {snapshot: $snapshot}) RETURN count(o AS n
+            """, "broken.cypher");
+        QueryFailedException e = assertThrows(QueryFailedException.class, () -> QueryRunner.plan(store.database(), broken));
+        assertTrue(e.getMessage().startsWith("query 'broken' failed: "), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
     }
 
     @Test
