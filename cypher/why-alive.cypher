@@ -7,7 +7,8 @@
 // chain 'retention': step 0 is the root, via the root's name; each later step is the object the previous one
 // references, via that reference's name or [kind]; the last step is the object itself. Absent when the object
 // is unreachable. chain 'dominator': step 0 is the object, then its immediate dominator, and so on up to an
-// object the super-root dominates. No rows: no object has that address in the snapshot.
+// object the super-root dominates. An address no object of the snapshot has is refused before the query runs
+// (heapload query: one line, exit 1).
 MATCH (:Snapshot {id: $snapshot})
 MATCH (o:Object {snapshot: $snapshot, address: $address})
 CALL (o) {

@@ -83,6 +83,9 @@ final class QueryCommand implements Callable<Integer> {
             ResultWriter.write(result, fmt, System.out);
             return 0;
         }
+        if (Files.exists(db) && !Files.isDirectory(db)) {
+            throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
+        }
         if (!Files.isDirectory(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }

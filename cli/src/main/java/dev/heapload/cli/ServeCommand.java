@@ -30,9 +30,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Serves the store's graph until Ctrl-C: Neo4j Browser on",
-        "http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for cypher-shell",
-        "and drivers. Listens on 127.0.0.1 only; authentication is disabled.",
+        "Serves the store's graph on 127.0.0.1 (Neo4j Browser, Bolt, HTTP) until Ctrl-C.",
+        "Neo4j Browser on http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for",
+        "cypher-shell and drivers. Listens on 127.0.0.1 only; authentication is disabled.",
         "",
         "Example: heapload serve --db heapload-db"})
 final class ServeCommand implements Callable<Integer> {

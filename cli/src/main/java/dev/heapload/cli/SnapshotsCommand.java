@@ -49,8 +49,7 @@ final class SnapshotsCommand implements Callable<Integer> {
             throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
         }
         if (!java.nio.file.Files.isDirectory(db)) {
-            out.println("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
-            return 0;
+            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
         try (GraphStore store = GraphStore.open(db)) {
             if (delete != null) {

@@ -128,6 +128,14 @@ class QueryCommandTest {
                 "query", "new-objects", "-p", "baseline=before", "-p", "target=later", "--db", db.toString()},
             new String[] {"heapload: no store at " + tmp.resolve("none").toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
                 "query", "summary", "-p", "snapshot=after", "--db", tmp.resolve("none").toString()},
+            new String[] {"heapload: no store at " + tmp.resolve("none").toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
+                "snapshots", "--db", tmp.resolve("none").toString()},
+            new String[] {"heapload: " + slow + " is not a directory (give the store directory with --db)",
+                "query", "summary", "-p", "snapshot=after", "--db", slow.toString()},
+            // an address no object of the snapshot has
+            new String[] {"heapload: no object at address '0x5601383' in snapshot 'after' (give it as the dump spells it, "
+                + "e.g. as largest-retainers prints it)",
+                "query", "why-alive", "-p", "snapshot=after", "-p", "address=0x5601383", "--db", db.toString()},
             new String[] {"heapload: query 'slow' stopped after the transaction timeout of 1 s (raise it with --timeout)",
                 "query", slow.toString(), "--timeout", "1", "--db", db.toString()});
         List<String> problems = new ArrayList<>();

@@ -97,6 +97,11 @@ public final class QueryRunner {
                     return ((Number) r.next().get("n")).longValue() > 0;
                 }
             });
+            checkAddress(params, (snapshot, address) -> {
+                try (Result r = tx.execute(OBJECT_COUNT, Map.of("snapshot", snapshot, "address", address))) {
+                    return ((Number) r.next().get("n")).longValue() > 0;
+                }
+            });
             List<List<Object>> rows = new ArrayList<>();
             boolean truncated = false;
             List<String> columns;
@@ -159,6 +164,24 @@ public final class QueryRunner {
 
     /** Counts the Snapshot nodes with id {@code $id}: 1 for a complete snapshot, else 0. */
     static final String SNAPSHOT_COUNT = "MATCH (s:Snapshot {id: $id}) RETURN count(s) AS n";
+
+    /** Counts the objects of snapshot {@code $snapshot} at {@code $address} (an index lookup): 1 or 0. */
+    static final String OBJECT_COUNT = "MATCH (o:Object {snapshot: $snapshot, address: $address}) RETURN count(o) AS n";
+
+    /**
+     * Refuses an {@code address} parameter (with a {@code snapshot} parameter, as in {@code why-alive}) that names
+     * no object of that snapshot according to {@code exists}, instead of returning no rows without a word.
+     *
+     * @throws QueryFailedException one line naming the address and the snapshot
+     */
+    static void checkAddress(Map<String, Object> params, java.util.function.BiPredicate<String, String> exists)
+        throws QueryFailedException {
+        if (params.get("address") instanceof String address && params.get("snapshot") instanceof String snapshot
+            && !snapshot.isEmpty() && !exists.test(snapshot, address)) {
+            throw new QueryFailedException("no object at address '" + address + "' in snapshot '" + snapshot
+                + "' (give it as the dump spells it, e.g. as largest-retainers prints it)");
+        }
+    }
 
     /**
      * Refuses {@link #SNAPSHOT_PARAMETERS} values that are empty ({@code snapshot}, {@code target}; an empty

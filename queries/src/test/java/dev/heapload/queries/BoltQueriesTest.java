@@ -173,6 +173,10 @@ class BoltQueriesTest {
         assertTrue(two.truncated());
         QueryFailedException e = assertThrows(QueryFailedException.class, () -> remote("summary", params("snapshot", "nope")));
         assertEquals("no snapshot 'nope' in the store (heapload snapshots lists them)", e.getMessage());
+        QueryFailedException a = assertThrows(QueryFailedException.class,
+            () -> remote("why-alive", params("snapshot", "after", "address", "0x5601383")));
+        assertEquals("no object at address '0x5601383' in snapshot 'after' (give it as the dump spells it, e.g. as "
+            + "largest-retainers prints it)", a.getMessage());
     }
 
     @Test
