@@ -83,6 +83,7 @@ final class TrendCommand implements Callable<Integer> {
         if (category != null && byCategory) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--category and --by-category exclude each other");
         }
+        OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
         bolt.check(spec);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         if (bolt.remote()) {
@@ -118,6 +119,10 @@ final class TrendCommand implements Callable<Integer> {
         if (trend.rows().isEmpty()) {
             throw new IOException(empty(where));
         }
+        if (category != null && !categoryExists(trend)) {
+            throw new IOException("no memory category " + category + " in any snapshot of the store " + where
+                + " (heapload trend --by-category lists them)");
+        }
         QueryResult categories = category == null && (byCategory || svg != null)
             ? runner.run(categoriesQuery, Map.of()) : null;
         if (svg != null) {
@@ -130,6 +135,18 @@ final class TrendCommand implements Callable<Integer> {
         PrintStream out = System.out;
         ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, out);
         return 0;
+    }
+
+    /** Whether some snapshot has the category: objects in it, or the VM's byte count for it. */
+    private static boolean categoryExists(QueryResult trend) {
+        int objects = trend.columns().indexOf("objects");
+        int vmBytes = trend.columns().indexOf("vmBytes");
+        for (List<Object> row : trend.rows()) {
+            if (row.get(vmBytes) != null || ((Number) row.get(objects)).longValue() > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code " (NAME)"} from the first row naming the category, or nothing. */

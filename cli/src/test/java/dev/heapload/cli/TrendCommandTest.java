@@ -122,13 +122,16 @@ class TrendCommandTest {
             "before,luau,129,Game.ChatLogger,37,3416,3448,32,3255,,",
             "after,luau,129,Game.ChatLogger,97,8954,8986,92,8793,60,5538",
             "before-again,luau,129,Game.ChatLogger,37,3416,3448,32,3255,-60,-5538"), withoutLoadedAt(logger.out()));
-        // a category no snapshot has: every snapshot, 0 objects, no name or VM bytes
+        // a category no snapshot has (a typo, most likely): one line, exit 1, not a table of zeros
         Run none = run("trend", "--db", db, "--category", "77", "--format", "csv");
-        assertEquals(List.of(
-            "snapshot,vm,category,name,objects,bytes,vmBytes,reachableObjects,reachableBytes,deltaObjects,deltaBytes",
-            "before,luau,77,,0,0,,0,0,,",
-            "after,luau,77,,0,0,,0,0,0,0",
-            "before-again,luau,77,,0,0,,0,0,0,0"), withoutLoadedAt(none.out()));
+        assertEquals(1, none.code());
+        assertEquals("", none.out());
+        assertEquals("heapload: no memory category 77 in any snapshot of the store " + Path.of(db).toAbsolutePath().normalize()
+            + " (heapload trend --by-category lists them)\n", none.err());
+        // --svg into a directory that does not exist: a usage error before the store is opened
+        Run noDir = run("trend", "--db", db, "--svg", Path.of(db).resolve("no").resolve("t.svg").toString());
+        assertEquals(2, noDir.code());
+        assertTrue(noDir.err().startsWith("heapload: --svg "), noDir.err());
 
         Run byCategory = run("trend", "--db", db, "--by-category", "--format", "csv");
         assertEquals(0, byCategory.code(), byCategory.err());
