@@ -15,6 +15,7 @@ import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Parameters;
  * {@code heapload query NAME|FILE.cypher [-p key=value]... [--format table|csv|json] [--limit N] [--db DIR]}: runs
  * one saved query on the store, read-only, with its parameters passed as Cypher parameters (typed per the query's
  * header). Exit 1 with one line on stderr when the store, the snapshot or a parameter is wrong, or when the query
- * hits the transaction timeout or memory limit; exit 2 on usage errors.
+ * hits the transaction timeout or memory limit; exit 2 on usage errors. While {@code heapload serve} holds the store,
+ * the query runs over its Bolt port ({@link ServedStore}).
  */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs a saved query (see: heapload queries) or any .cypher file with a saved-query header.",
@@ -90,7 +92,18 @@ final class QueryCommand implements Callable<Integer> {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
         QueryResult result;
-        try (GraphStore store = GraphStore.open(db)) {
+        GraphStore store;
+        try {
+            store = GraphStore.open(db);
+        } catch (StoreInUseException e) {
+            try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
+                result = RemoteQueryRunner.run(served.driver(), served.database(), query, bound, limit,
+                    Duration.ofSeconds(timeoutSeconds));
+            }
+            ResultWriter.write(result, fmt, System.out);
+            return 0;
+        }
+        try (store) {
             result = QueryRunner.run(store.database(), query, bound, limit, Duration.ofSeconds(timeoutSeconds));
         }
         ResultWriter.write(result, fmt, System.out);

@@ -19,6 +19,7 @@ import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -98,7 +99,16 @@ final class TrendCommand implements Callable<Integer> {
         if (!GraphStore.isStore(db)) {
             throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
-        try (GraphStore store = GraphStore.open(db)) {
+        GraphStore opened;
+        try {
+            opened = GraphStore.open(db);
+        } catch (StoreInUseException e) {
+            try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend")) {
+                return print(fmt, (q, p) -> RemoteQueryRunner.run(served.driver(), served.database(), q, p, 0, timeout),
+                    db.toAbsolutePath().normalize().toString());
+            }
+        }
+        try (GraphStore store = opened) {
             if (store.snapshots().isEmpty()) {
                 throw new IOException(empty(db.toAbsolutePath().normalize().toString()));
             }

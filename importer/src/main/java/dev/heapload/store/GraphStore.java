@@ -84,6 +84,13 @@ public final class GraphStore implements AutoCloseable {
     static final String SNAPSHOTS = "snapshots";
     static final String LOCK = "store.lock";
     static final String LOG = "neo4j.log";
+    /**
+     * While {@code heapload serve} serves the store: {@code pid} and {@code bolt} (port) of that process, so other
+     * heapload processes, which find the store locked, can send read-only work to its Bolt port instead. Written
+     * once the server accepts connections, deleted when it stops; a file left by a killed server names a dead
+     * process and is ignored.
+     */
+    public static final String SERVING = "serving.properties";
     static final String LOGS = "logs";
     static final String BUILDING = "graph.building-";
     static final String PENDING = ".pending-";
@@ -170,7 +177,7 @@ public final class GraphStore implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                throw new IOException("store " + abs + " is in use by another heapload process (a load, or heapload serve)");
+                throw inUse(abs);
             }
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
@@ -188,6 +195,24 @@ public final class GraphStore implements AutoCloseable {
             channel.close();
             throw e;
         }
+    }
+
+    private static StoreInUseException inUse(Path abs) {
+        String message = "store " + abs + " is in use by another heapload process (a load, or heapload serve)";
+        java.util.Properties serving = new java.util.Properties();
+        try (var in = Files.newInputStream(abs.resolve(SERVING))) {
+            serving.load(in);
+            long pid = Long.parseLong(serving.getProperty("pid", "-1"));
+            int bolt = Integer.parseInt(serving.getProperty("bolt", "-1"));
+            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            if (alive && bolt > 0 && bolt <= 65535) {
+                return new StoreInUseException("store " + abs + " is being served by heapload serve (pid " + pid
+                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no server, or a file being written: the plain message
+        }
+        return new StoreInUseException(message, null, -1);
     }
 
     /**
@@ -391,7 +416,13 @@ public final class GraphStore implements AutoCloseable {
         serverSettings = GraphBuilder.serverSettings(boltPort, httpPort);
         serverPorts = new int[] {boltPort, httpPort};
         try {
-            return database();
+            GraphDatabaseService served = database();
+            Path tmp = dir.resolve(SERVING + ".tmp");
+            Files.writeString(tmp, "pid=" + ProcessHandle.current().pid() + "\nbolt=" + boltPort + "\nhttp=" + httpPort
+                + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, dir.resolve(SERVING), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+            return served;
         } catch (IOException | RuntimeException e) {
             serverSettings = Map.of();
             serverPorts = new int[0];
@@ -407,7 +438,13 @@ public final class GraphStore implements AutoCloseable {
         }
         closed = true;
         try {
-            closeDatabase();
+            try {
+                closeDatabase();
+            } finally {
+                if (serverPorts.length > 0) {
+                    Files.deleteIfExists(dir.resolve(SERVING));
+                }
+            }
         } finally {
             try {
                 logProvider.close();
