@@ -1,6 +1,7 @@
 package dev.heapload.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
@@ -52,15 +54,37 @@ class GraphStoreServeTest {
                 assertEquals((long) TestSnapshots.OBJECTS,
                     tx.execute("MATCH (o:Object) RETURN count(o) AS n").next().get("n"));
             }
-            IOException inUse = assertThrows(IOException.class, () -> GraphStore.open(dir));
-            assertTrue(inUse.getMessage().contains("in use by another heapload process"), inUse.getMessage());
+            // another open finds the lock and, in serving.properties, this live process and its Bolt port
+            StoreInUseException inUse = assertThrows(StoreInUseException.class, () -> GraphStore.open(dir));
+            assertEquals("store " + dir.toAbsolutePath().normalize() + " is being served by heapload serve (pid "
+                + ProcessHandle.current().pid() + ", bolt://localhost:" + bolt + ")", inUse.getMessage());
+            assertEquals(java.util.Optional.of("bolt://localhost:" + bolt), inUse.servedBoltUri());
+            assertEquals(ProcessHandle.current().pid(), inUse.servingPid());
         }
+        assertFalse(Files.exists(dir.resolve(GraphStore.SERVING)), "serving.properties left after close");
         // closed: the ports and the store are free again
         try (ServerSocket again = new ServerSocket()) {
             again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), bolt));
         }
         try (GraphStore store = GraphStore.open(dir)) {
             assertEquals(1, store.snapshots().size());
+        }
+    }
+
+    /** A serving.properties left by a killed server names a dead process: the plain in-use message, no URI. */
+    @Test
+    void aServingFileOfADeadProcessIsIgnored() throws Exception {
+        Path dir = tmp.resolve("db");
+        Process gone = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-version")
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        gone.waitFor();
+        try (GraphStore store = GraphStore.open(dir)) {
+            store.load(TestSnapshots.analysed("a"), false, Progress.NONE);
+            Files.writeString(dir.resolve(GraphStore.SERVING), "pid=" + gone.pid() + "\nbolt=7687\nhttp=7474\n");
+            StoreInUseException inUse = assertThrows(StoreInUseException.class, () -> GraphStore.open(dir));
+            assertEquals("store " + dir.toAbsolutePath().normalize() + " is in use by another heapload process (a load, "
+                + "or heapload serve)", inUse.getMessage());
+            assertEquals(java.util.Optional.empty(), inUse.servedBoltUri());
         }
     }
 
