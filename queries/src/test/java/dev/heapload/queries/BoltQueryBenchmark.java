@@ -1,6 +1,5 @@
 package dev.heapload.queries;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -24,22 +23,7 @@ public final class BoltQueryBenchmark {
     /** Entry point: {@code URI [ADDRESS]}. */
     public static void main(String[] args) throws Exception {
         QueryLibrary lib = QueryLibrary.builtIn();
-        Map<String, Map<String, String>> runs = new LinkedHashMap<>();
-        runs.put("summary", Map.of("snapshot", "after"));
-        runs.put("type-histogram", Map.of("snapshot", "after"));
-        runs.put("type-histogram-diff", Map.of("baseline", "before", "target", "after"));
-        runs.put("unreachable", Map.of("snapshot", "after"));
-        runs.put("weak-only", Map.of("snapshot", "after"));
-        runs.put("largest-retainers", Map.of("snapshot", "after"));
-        runs.put("categories", Map.of("snapshot", "after", "baseline", "before"));
-        runs.put("new-objects", Map.of("baseline", "before", "target", "after"));
-        runs.put("growth", Map.of("baseline", "before", "target", "after"));
-        runs.put("leak-groups", Map.of("baseline", "before", "target", "after"));
-        runs.put("trend", Map.of());
-        runs.put("trend-categories", Map.of());
-        if (args.length > 1) {
-            runs.put("why-alive", Map.of("snapshot", "after", "address", args[1]));
-        }
+        Map<String, Map<String, String>> runs = QueryBenchmark.runs(args.length > 1 ? args[1] : null);
         try (Driver driver = GraphDatabase.driver(args[0], AuthTokens.none());
              Session session = driver.session()) {
             driver.verifyConnectivity();

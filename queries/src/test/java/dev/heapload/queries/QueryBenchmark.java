@@ -44,22 +44,7 @@ public final class QueryBenchmark {
                 System.out.printf("%-20s %8.2f s  %s%n", "warm-up", (System.nanoTime() - t0) / 1e9, warmUp);
             }
             QueryLibrary lib = QueryLibrary.builtIn();
-            Map<String, Map<String, String>> runs = new LinkedHashMap<>();
-            runs.put("summary", Map.of("snapshot", "after"));
-            runs.put("type-histogram", Map.of("snapshot", "after"));
-            runs.put("type-histogram-diff", Map.of("baseline", "before", "target", "after"));
-            runs.put("unreachable", Map.of("snapshot", "after"));
-            runs.put("weak-only", Map.of("snapshot", "after"));
-            runs.put("largest-retainers", Map.of("snapshot", "after"));
-            runs.put("categories", Map.of("snapshot", "after", "baseline", "before"));
-            runs.put("new-objects", Map.of("baseline", "before", "target", "after"));
-            runs.put("growth", Map.of("baseline", "before", "target", "after"));
-            runs.put("leak-groups", Map.of("baseline", "before", "target", "after"));
-            runs.put("trend", Map.of());
-            runs.put("trend-categories", Map.of());
-            if (address != null) {
-                runs.put("why-alive", Map.of("snapshot", "after", "address", address));
-            }
+            Map<String, Map<String, String>> runs = runs(address);
             for (var e : runs.entrySet()) {
                 if (only != null && !only.equals(e.getKey())) {
                     continue;
@@ -78,5 +63,29 @@ public final class QueryBenchmark {
                 System.out.println(line);
             }
         }
+    }
+
+    /**
+     * The saved queries timed on the large pair, in order, with their parameters (snapshot ids 'before' and
+     * 'after'); {@code why-alive} only with an {@code address} (else {@code null}).
+     */
+    static Map<String, Map<String, String>> runs(String address) {
+        Map<String, Map<String, String>> runs = new LinkedHashMap<>();
+        runs.put("summary", Map.of("snapshot", "after"));
+        runs.put("type-histogram", Map.of("snapshot", "after"));
+        runs.put("type-histogram-diff", Map.of("baseline", "before", "target", "after"));
+        runs.put("unreachable", Map.of("snapshot", "after"));
+        runs.put("weak-only", Map.of("snapshot", "after"));
+        runs.put("largest-retainers", Map.of("snapshot", "after"));
+        runs.put("categories", Map.of("snapshot", "after", "baseline", "before"));
+        runs.put("new-objects", Map.of("baseline", "before", "target", "after"));
+        runs.put("growth", Map.of("baseline", "before", "target", "after"));
+        runs.put("leak-groups", Map.of("baseline", "before", "target", "after"));
+        runs.put("trend", Map.of());
+        runs.put("trend-categories", Map.of());
+        if (address != null) {
+            runs.put("why-alive", Map.of("snapshot", "after", "address", address));
+        }
+        return runs;
     }
 }
