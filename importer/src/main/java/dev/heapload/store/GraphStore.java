@@ -179,6 +179,8 @@ public final class GraphStore implements AutoCloseable {
             if (lock == null) {
                 throw inUse(abs);
             }
+            // this process holds the lock, so nothing serves the store: a serving file is a killed server's
+            Files.deleteIfExists(abs.resolve(SERVING));
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
             try {

@@ -86,6 +86,10 @@ class GraphStoreServeTest {
                 + "or heapload serve)", inUse.getMessage());
             assertEquals(java.util.Optional.empty(), inUse.servedBoltUri());
         }
+        // the next process that gets the lock removes the dead server's file
+        try (GraphStore store = GraphStore.open(dir)) {
+            assertFalse(Files.exists(dir.resolve(GraphStore.SERVING)));
+        }
     }
 
     @Test
