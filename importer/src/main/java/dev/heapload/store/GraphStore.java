@@ -151,8 +151,10 @@ public final class GraphStore implements AutoCloseable {
      * Opens the store in {@code dir}, creating the directory when needed, and finishes or removes whatever an
      * earlier process left half done. Does not start Neo4j.
      *
-     * @throws IOException when {@code dir} is a file or a non-empty directory that is not a store, when another
-     *                     process has the store open, or on file-system errors
+     * @throws StoreInUseException when another process has the store open (with the Bolt URI when that process is
+     *                             {@code heapload serve}: {@link #SERVING})
+     * @throws IOException         when {@code dir} is a file or a non-empty directory that is not a store, or on
+     *                             file-system errors
      */
     public static GraphStore open(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath().normalize();
@@ -398,6 +400,9 @@ public final class GraphStore implements AutoCloseable {
      * {@link #load} or {@link #delete} by this process stops it, and the next {@link #database()} call starts it
      * again on the same ports. Starting takes about 6 s in a fresh JVM on a quiet machine
      * (shared/docs/neo4j-measurements.md §1).
+     *
+     * <p>Once the server accepts connections it writes {@link #SERVING} (this process's id and the ports) into the
+     * store directory; {@link #close()} deletes it.
      *
      * @param boltPort TCP port for Bolt (Neo4j's default is 7687)
      * @param httpPort TCP port for HTTP and Browser (Neo4j's default is 7474)
