@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 import picocli.CommandLine;
 
-/** Checks on the files a command will write, made before it spends time reading dumps. */
+/** Checks on the files and the store directory a command will write, made before it spends time reading dumps. */
 final class OutputFiles {
 
     private OutputFiles() {
@@ -24,6 +24,17 @@ final class OutputFiles {
         Path parent = Path.of(file).toAbsolutePath().normalize().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             throw new CommandLine.ParameterException(cl, option + " " + file + ": no directory " + parent);
+        }
+    }
+
+    /**
+     * Refuses a {@code --db} that exists but is not a directory (before the command reads or loads anything).
+     *
+     * @throws java.io.IOException one line naming the path (exit 1)
+     */
+    static void requireStoreDirectory(Path db) throws java.io.IOException {
+        if (Files.exists(db) && !Files.isDirectory(db)) {
+            throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
         }
     }
 }

@@ -76,37 +76,40 @@ final class QueryCommand implements Callable<Integer> {
         bolt.check(spec);
         SavedQuery query = QueryLibrary.builtIn().resolve(name);
         Map<String, Object> bound = QueryRunner.bind(query, params);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        QueryResult result;
         if (bolt.remote()) {
-            QueryResult result;
             try (RemoteGraphStore remote = bolt.connect()) {
-                result = RemoteQueryRunner.run(remote.driver(), remote.database(), query, bound, limit,
-                    Duration.ofSeconds(timeoutSeconds));
+                result = run(remote, query, bound, timeout);
             }
-            ResultWriter.write(result, fmt, System.out);
-            return 0;
+        } else {
+            result = runOnStore(query, bound, timeout);
         }
-        if (Files.exists(db) && !Files.isDirectory(db)) {
-            throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
-        }
+        ResultWriter.write(result, fmt, System.out);
+        return 0;
+    }
+
+    /** On the embedded store {@code --db}, or over Bolt while {@code heapload serve} holds it. */
+    private QueryResult runOnStore(SavedQuery query, Map<String, Object> bound, Duration timeout) throws Exception {
+        OutputFiles.requireStoreDirectory(db);
         if (!Files.isDirectory(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
-        QueryResult result;
         GraphStore store;
         try {
             store = GraphStore.open(db);
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
-                result = RemoteQueryRunner.run(served.driver(), served.database(), query, bound, limit,
-                    Duration.ofSeconds(timeoutSeconds));
+                return run(served, query, bound, timeout);
             }
-            ResultWriter.write(result, fmt, System.out);
-            return 0;
         }
         try (store) {
-            result = QueryRunner.run(store.database(), query, bound, limit, Duration.ofSeconds(timeoutSeconds));
+            return QueryRunner.run(store.database(), query, bound, limit, timeout);
         }
-        ResultWriter.write(result, fmt, System.out);
-        return 0;
+    }
+
+    private QueryResult run(RemoteGraphStore server, SavedQuery query, Map<String, Object> bound, Duration timeout)
+        throws Exception {
+        return RemoteQueryRunner.run(server.driver(), server.database(), query, bound, limit, timeout);
     }
 }

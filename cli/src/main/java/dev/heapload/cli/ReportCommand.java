@@ -33,7 +33,6 @@ import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
-import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.ReportDefinition;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
@@ -172,7 +171,7 @@ final class ReportCommand implements Callable<Integer> {
         LeakReport report;
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
-                SavedQueryRunner runner = (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
+                SavedQueryRunner runner = SavedQueryRunner.on(remote, timeout);
                 report = build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
                     "the icicle graph needs the heap models of the embedded store (--db); not available over --uri");
             }
@@ -197,7 +196,7 @@ final class ReportCommand implements Callable<Integer> {
                     t = ids.get(1);
                 }
                 String svg = icicle(store, b, t);
-                SavedQueryRunner runner = (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout);
+                SavedQueryRunner runner = SavedQueryRunner.on(store, timeout);
                 report = build(definition, library, runner, b, t, known, previousGroups, gates, svg,
                     "no new reachable objects: nothing to draw");
             }

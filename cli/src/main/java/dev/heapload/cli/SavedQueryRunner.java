@@ -1,11 +1,16 @@
 package dev.heapload.cli;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.SavedQuery;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
 
 /**
  * Runs one saved query with typed parameters, on the embedded store ({@code QueryRunner}) or a server
@@ -18,4 +23,14 @@ interface SavedQueryRunner {
      * @throws IOException          when the store cannot be read
      */
     QueryResult run(SavedQuery query, Map<String, Object> params) throws QueryFailedException, IOException;
+
+    /** All rows of each query on the embedded store, each in a read transaction with {@code timeout}. */
+    static SavedQueryRunner on(GraphStore store, Duration timeout) {
+        return (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout);
+    }
+
+    /** All rows of each query on the server, each in a read transaction with {@code timeout}. */
+    static SavedQueryRunner on(RemoteGraphStore remote, Duration timeout) {
+        return (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
+    }
 }

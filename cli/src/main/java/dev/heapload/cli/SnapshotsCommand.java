@@ -45,9 +45,7 @@ final class SnapshotsCommand implements Callable<Integer> {
             }
             return 0;
         }
-        if (java.nio.file.Files.exists(db) && !java.nio.file.Files.isDirectory(db)) {
-            throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
-        }
+        OutputFiles.requireStoreDirectory(db);
         if (!java.nio.file.Files.isDirectory(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }

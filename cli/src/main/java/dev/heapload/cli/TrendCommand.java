@@ -13,8 +13,6 @@ import java.util.concurrent.Callable;
 
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
-import dev.heapload.queries.QueryRunner;
-import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
@@ -89,13 +87,11 @@ final class TrendCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
-                return print(fmt, (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout),
+                return print(fmt, SavedQueryRunner.on(remote, timeout),
                     remote.uri());
             }
         }
-        if (Files.exists(db) && !Files.isDirectory(db)) {
-            throw new IOException(db + " is not a directory (give the store directory with --db)");
-        }
+        OutputFiles.requireStoreDirectory(db);
         if (!GraphStore.isStore(db)) {
             throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
@@ -104,7 +100,7 @@ final class TrendCommand implements Callable<Integer> {
             opened = GraphStore.open(db);
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend")) {
-                return print(fmt, (q, p) -> RemoteQueryRunner.run(served.driver(), served.database(), q, p, 0, timeout),
+                return print(fmt, SavedQueryRunner.on(served, timeout),
                     db.toAbsolutePath().normalize().toString());
             }
         }
@@ -112,7 +108,7 @@ final class TrendCommand implements Callable<Integer> {
             if (store.snapshots().isEmpty()) {
                 throw new IOException(empty(db.toAbsolutePath().normalize().toString()));
             }
-            return print(fmt, (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout),
+            return print(fmt, SavedQueryRunner.on(store, timeout),
                 db.toAbsolutePath().normalize().toString());
         }
     }
