@@ -397,6 +397,15 @@ final class GraphInput implements Input {
             return false;
         }
 
+        /**
+         * An object node. The order of the properties is the order of their blocks in the property records (4
+         * blocks of 8 bytes each, per Neo4j's record format; a property never spans two records), chosen so
+         * that few records are left part-empty: the two addresses (2 blocks each as short strings), then the
+         * one-block numbers, booleans and snapshot id, then the type name (1–2 blocks) and the label (any
+         * length). An analysed object without a label takes 3 records instead of 4 in the schema's order. On
+         * entity-system-large (2.4M objects) the property store shrinks from 771,751,936 to 671,088,640 bytes
+         * (about one 41-byte record less per object). The order is invisible to queries.
+         */
         private boolean object(InputEntityVisitor v, int o) {
             HeapSnapshot s = l.snapshot;
             int type = s.typeId(o);
@@ -404,26 +413,30 @@ final class GraphInput implements Input {
             HeapAnalysis a = l.analysis;
             boolean weakOnly = a != null && l.stats != null && l.stats.weakOnly()[o];
             v.labels(weakOnly ? l.weakOnlyLabels[type] : l.labelsByType[type]);
-            v.property("snapshot", l.id);
             v.property("address", s.address(o));
-            v.property("type", l.typeNames[type]);
+            if (a != null) {
+                int dominator = a.immediateDominator()[o];
+                if (dominator >= 0) {
+                    v.property("dominator", s.address(dominator));
+                }
+            }
+            v.property("snapshot", l.id);
             v.property("size", s.shallowSize(o));
             int category = s.category(o);
             if (category >= 0) {
                 v.property("category", (long) category);
             }
+            if (a != null) {
+                v.property("reachable", a.reachable()[o]);
+                v.property("distance", (long) a.distance()[o]);
+                v.property("retainedSize", a.retainedSize()[o]);
+            }
+            v.property("type", l.typeNames[type]);
             String label = s.label(o);
             if (label != null) {
                 v.property("label", label);
             }
             if (a != null) {
-                v.property("reachable", a.reachable()[o]);
-                v.property("distance", (long) a.distance()[o]);
-                v.property("retainedSize", a.retainedSize()[o]);
-                int dominator = a.immediateDominator()[o];
-                if (dominator >= 0) {
-                    v.property("dominator", s.address(dominator));
-                }
                 int root = a.rootOf()[o];
                 if (a.retainedBy()[o] < 0 && root >= 0) {
                     String name = s.roots().get(root).name();

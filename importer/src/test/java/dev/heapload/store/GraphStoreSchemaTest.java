@@ -101,7 +101,8 @@ class GraphStoreSchemaTest {
 
     @Test
     void progressPhases() {
-        assertEquals(List.of("write/objects", "compare/pairs", "import/%", "index/%"), phases);
+        // the snapshot files are written on a thread of their own, without progress, while the indexes populate
+        assertEquals(List.of("compare/pairs", "import/%", "index/%"), phases);
         assertEquals(100, lastImportStep);
         assertEquals(Set.of(loader), progressThreads, "progress calls come from the loading thread");
     }
