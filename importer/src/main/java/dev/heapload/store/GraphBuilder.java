@@ -122,6 +122,19 @@ final class GraphBuilder {
                 return maxOffHeap;
             }
 
+            /**
+             * Off: with it on (Neo4j's default) a {@code PageCacheFlusher} thread flushes and forces the whole
+             * page cache over and over while the stages run, writing pages that are dirtied again moments later.
+             * Without it pages are written when evicted and once at the end (the importer flushes and forces every
+             * store when it closes, so the result on disk is the same). Measured on entity-system-large (2.4M
+             * nodes, 8.8M relationships): node stage 2.3–2.9 s instead of 5.1–6.1 s, relationship stage
+             * 1.8–2.4 s instead of 3.3 s, user CPU of the whole load 35–47 s instead of 49–51 s.
+             */
+            @Override
+            public boolean sequentialBackgroundFlushing() {
+                return false;
+            }
+
             @Override
             public IndexConfig indexConfig() {
                 return IndexConfig.create().withLabelIndex().withRelationshipTypeIndex();
