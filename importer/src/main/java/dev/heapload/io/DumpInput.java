@@ -86,6 +86,30 @@ public final class DumpInput implements Closeable {
         }
     }
 
+    /**
+     * The size of a file's content in bytes, decompressed when it is gzip, for sizing buffers; -1 when unknown.
+     * For gzip this is the last member's {@code ISIZE} trailer, "the size of the original (uncompressed) input
+     * data modulo 2^32" (RFC 1952 §2.3.1): exact for a one-member file under 4 GiB, and taken as unknown when it
+     * is smaller than the file itself (a wrapped or concatenated file). Never throws: an unreadable file gives -1.
+     */
+    public static long contentSizeHint(Path file) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            long size = ch.size();
+            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(2);
+            if (size < 18 || ch.read(head, 0) != 2 || head.get(0) != (byte) 0x1f || head.get(1) != (byte) 0x8b) {
+                return size;
+            }
+            java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            if (ch.read(tail, size - 4) != 4) {
+                return -1;
+            }
+            long isize = Integer.toUnsignedLong(tail.getInt(0));
+            return isize >= size ? isize : -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The file name as given. */
     public String name() {
         return name;

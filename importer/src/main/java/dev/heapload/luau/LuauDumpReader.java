@@ -177,7 +177,9 @@ public final class LuauDumpReader {
         Path fileName = file.getFileName();
         progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
         try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader", progress::step)) {
-            return new Parse(name, chunks, progress, size).run(snapshotId);
+            Parse parse = new Parse(name, chunks, progress, size);
+            parse.expect(DumpInput.contentSizeHint(file));
+            return parse.run(snapshotId);
         } finally {
             progress.end();
         }
@@ -185,6 +187,15 @@ public final class LuauDumpReader {
 
     /** State of one read. */
     private static final class Parse {
+
+        /**
+         * Decoded dump bytes per object, a little under what Luau's own dumps take: 134 in the 2.4M-object
+         * entity-system-large dump (320,971,333 bytes), 113 in event-listeners/after.json (98,734 bytes, 871
+         * objects). An underestimate only means the model grows at the end of the read.
+         */
+        static final long BYTES_PER_OBJECT = 130;
+        /** References per object: 3.67 in entity-system-large (8,800,974 for 2,400,622 objects). */
+        static final double REFERENCES_PER_OBJECT = 3.75;
 
         private final String file;
         private final RepairedChunks chunks;
@@ -228,6 +239,27 @@ public final class LuauDumpReader {
             for (int i = 0; i < KINDS.length; i++) {
                 kind[i] = b.kind(KINDS[i]);
             }
+        }
+
+        /**
+         * Sizes the model for a dump of {@code contentBytes} decoded bytes (-1: unknown, nothing to do): one
+         * object per {@link #BYTES_PER_OBJECT} bytes and {@link #REFERENCES_PER_OBJECT} references each, within a
+         * quarter of the maximum heap.
+         */
+        void expect(long contentBytes) {
+            if (contentBytes <= 0) {
+                return;
+            }
+            long objects = contentBytes / BYTES_PER_OBJECT;
+            long references = (long) (objects * REFERENCES_PER_OBJECT);
+            // columns (24 B per object, 14 per reference) plus the address map (2 slots of 12 B per object)
+            long bytes = objects * 48 + references * 14;
+            long budget = Runtime.getRuntime().maxMemory() / 4;
+            if (bytes > budget) {
+                objects = objects * budget / bytes;
+                references = references * budget / bytes;
+            }
+            b.expect((int) Math.min(objects, 1 << 28), (int) Math.min(references, 1 << 30));
         }
 
         HeapSnapshot run(String snapshotId) throws IOException {

@@ -25,7 +25,7 @@ public final class HeapSnapshotBuilder {
     private static final int INITIAL = 1 << 12;
 
     private AddressFormat addressFormat;
-    private final LongIntHashMap idByAddress = new LongIntHashMap(INITIAL);
+    private LongIntHashMap idByAddress = new LongIntHashMap(INITIAL);
     private final ObjectIntHashMap<String> idByOpaqueAddress = new ObjectIntHashMap<>();
     private String[] opaqueAddresses;
 
@@ -160,12 +160,7 @@ public final class HeapSnapshotBuilder {
             throw new IllegalStateException("addReference before defineObject");
         }
         if (referenceCount == targets.length) {
-            int n = grow(targets.length);
-            sources = Arrays.copyOf(sources, n);
-            targets = Arrays.copyOf(targets, n);
-            kinds = Arrays.copyOf(kinds, n);
-            flags = Arrays.copyOf(flags, n);
-            referenceNames = Arrays.copyOf(referenceNames, n);
+            ensureReferenceCapacity(grow(targets.length));
         }
         int r = referenceCount++;
         sources[r] = current;
@@ -337,6 +332,39 @@ public final class HeapSnapshotBuilder {
         addresses[id] = address;
         categories[id] = -1;
         return id;
+    }
+
+    /**
+     * Sizes the builder for about {@code objects} objects and {@code references} references, so that a large
+     * dump's columns are allocated once instead of growing by half again some twenty times (each growth copies
+     * them, and the garbage collector copies the live young copies again). Only a hint: the builder still
+     * grows past it, and a hint smaller than what it holds changes nothing. Call it before the first object.
+     *
+     * <p>Memory: 24 bytes per object (address and size as longs, type, category, label reference, defined flag)
+     * and 14 bytes per reference (source, target, name id as ints, kind and flags as bytes), plus the address
+     * map's 12 bytes per slot at a load factor of one half (Eclipse Collections' LongIntHashMap).
+     *
+     * @throws IllegalArgumentException when a count is negative
+     */
+    public void expect(int objects, int references) {
+        if (objects < 0 || references < 0) {
+            throw new IllegalArgumentException("negative size hint: " + objects + " objects, " + references + " references");
+        }
+        ensureObjectCapacity(objects);
+        if (references > targets.length) {
+            ensureReferenceCapacity(references);
+        }
+        if (objectCount == 0 && objects > INITIAL) {
+            idByAddress = new LongIntHashMap(objects);
+        }
+    }
+
+    private void ensureReferenceCapacity(int n) {
+        sources = Arrays.copyOf(sources, n);
+        targets = Arrays.copyOf(targets, n);
+        kinds = Arrays.copyOf(kinds, n);
+        flags = Arrays.copyOf(flags, n);
+        referenceNames = Arrays.copyOf(referenceNames, n);
     }
 
     private void ensureObjectCapacity(int needed) {

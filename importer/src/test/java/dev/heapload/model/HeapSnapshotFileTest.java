@@ -83,7 +83,7 @@ class HeapSnapshotFileTest {
         return new HeapAnalysis(reachable, distance, retainedBy, rootOf, idom, retained);
     }
 
-    private static void assertSameColumns(HeapSnapshot a, HeapSnapshot b) {
+    static void assertSameColumns(HeapSnapshot a, HeapSnapshot b) {
         assertEquals(a.info(), b.info());
         assertEquals(a.typeNames(), b.typeNames());
         assertEquals(a.referenceKinds(), b.referenceKinds());
