@@ -63,9 +63,9 @@ import dev.heapload.model.Progress;
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
- * 35.6M properties) on the 2-vCPU project machine (2026-12-01, six runs): the load takes 27.6–34.1 s (median
- * 31.8 s): import 11.8–15.9 s, start of the index-building DBMS 1.7–2.3 s, index population 7.7–9.8 s, the
- * snapshot file written meanwhile; peak RSS 1.57–1.66 GiB.
+ * 35.6M properties) on the 2-vCPU project machine (2026-12-01, ten runs): the load takes 27.6–36.1 s (median
+ * 31.8 s): import 11.8–17.3 s, start of the index-building DBMS 1.7–2.3 s, index population 7.3–10.5 s, the
+ * snapshot file written meanwhile; peak RSS 1.57–1.69 GiB.
  * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
  * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
  * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
