@@ -5,6 +5,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -93,13 +96,13 @@ public final class DumpInput implements Closeable {
      * is smaller than the file itself (a wrapped or concatenated file). Never throws: an unreadable file gives -1.
      */
     public static long contentSizeHint(Path file) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+        try (FileChannel ch = FileChannel.open(file)) {
             long size = ch.size();
-            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(2);
+            ByteBuffer head = ByteBuffer.allocate(2);
             if (size < 18 || ch.read(head, 0) != 2 || head.get(0) != (byte) 0x1f || head.get(1) != (byte) 0x8b) {
                 return size;
             }
-            java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer tail = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
             if (ch.read(tail, size - 4) != 4) {
                 return -1;
             }

@@ -243,23 +243,15 @@ public final class LuauDumpReader {
 
         /**
          * Sizes the model for a dump of {@code contentBytes} decoded bytes (-1: unknown, nothing to do): one
-         * object per {@link #BYTES_PER_OBJECT} bytes and {@link #REFERENCES_PER_OBJECT} references each, within a
-         * quarter of the maximum heap.
+         * object per {@link #BYTES_PER_OBJECT} bytes and {@link #REFERENCES_PER_OBJECT} references each
+         * ({@link HeapSnapshotBuilder#expect} bounds what that allocates).
          */
         void expect(long contentBytes) {
             if (contentBytes <= 0) {
                 return;
             }
-            long objects = contentBytes / BYTES_PER_OBJECT;
-            long references = (long) (objects * REFERENCES_PER_OBJECT);
-            // columns (24 B per object, 14 per reference) plus the address map (2 slots of 12 B per object)
-            long bytes = objects * 48 + references * 14;
-            long budget = Runtime.getRuntime().maxMemory() / 4;
-            if (bytes > budget) {
-                objects = objects * budget / bytes;
-                references = references * budget / bytes;
-            }
-            b.expect((int) Math.min(objects, 1 << 28), (int) Math.min(references, 1 << 30));
+            long objects = Math.min(contentBytes / BYTES_PER_OBJECT, 1 << 28);
+            b.expect((int) objects, (int) (objects * REFERENCES_PER_OBJECT));
         }
 
         HeapSnapshot run(String snapshotId) throws IOException {

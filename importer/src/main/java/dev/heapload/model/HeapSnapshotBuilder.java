@@ -339,16 +339,20 @@ public final class HeapSnapshotBuilder {
      * dump's columns are allocated once instead of growing by half again some twenty times (each growth copies
      * them, and the garbage collector copies the live young copies again). Only a hint: the builder still
      * grows past it, and a hint smaller than what it holds changes nothing. Call it before the first object.
-     *
-     * <p>Memory: 24 bytes per object (address and size as longs, type, category, label reference, defined flag)
-     * and 14 bytes per reference (source, target, name id as ints, kind and flags as bytes), plus the address
-     * map's 12 bytes per slot at a load factor of one half (Eclipse Collections' LongIntHashMap).
+     * What the hint allocates ({@link #hintBytes}) is held to a quarter of the maximum heap: a larger hint is
+     * scaled down to fit.
      *
      * @throws IllegalArgumentException when a count is negative
      */
     public void expect(int objects, int references) {
         if (objects < 0 || references < 0) {
             throw new IllegalArgumentException("negative size hint: " + objects + " objects, " + references + " references");
+        }
+        long bytes = hintBytes(objects, references);
+        long budget = Runtime.getRuntime().maxMemory() / 4;
+        if (bytes > budget) {
+            objects = (int) (objects * budget / bytes);
+            references = (int) (references * budget / bytes);
         }
         ensureObjectCapacity(objects);
         if (references > targets.length) {
@@ -357,6 +361,16 @@ public final class HeapSnapshotBuilder {
         if (objectCount == 0 && objects > INITIAL) {
             idByAddress = new LongIntHashMap(objects);
         }
+    }
+
+    /**
+     * Bytes a size hint allocates, about: 24 per object (address and size as longs, type, category, label
+     * reference, defined flag), 14 per reference (source, target, name id as ints, kind and flags as bytes), and
+     * the address map's two slots per object of 12 bytes each (a long key and an int value; Eclipse Collections'
+     * LongIntHashMap rounds its slots up to a power of two, which can double that part).
+     */
+    static long hintBytes(long objects, long references) {
+        return objects * 24 + references * 14 + objects * 2 * 12;
     }
 
     private void ensureReferenceCapacity(int n) {
