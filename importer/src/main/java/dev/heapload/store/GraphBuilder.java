@@ -8,14 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.neo4j.batchimport.api.BatchImporter;
 import org.neo4j.batchimport.api.Configuration;
 import org.neo4j.batchimport.api.IndexConfig;
 import org.neo4j.batchimport.api.Monitor;
@@ -29,16 +26,15 @@ import org.neo4j.configuration.connectors.HttpsConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
-import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.graphdb.Label;
-import org.neo4j.graphdb.Transaction;
 import org.neo4j.graphdb.config.Setting;
-import org.neo4j.graphdb.schema.IndexDefinition;
-import org.neo4j.graphdb.schema.Schema;
 import org.neo4j.internal.batchimport.DefaultAdditionalIds;
+import org.neo4j.internal.batchimport.ImportLogic;
+import org.neo4j.internal.batchimport.staging.ExecutionMonitors;
+import org.neo4j.internal.batchimport.store.BatchingNeoStores;
+import org.neo4j.io.layout.recordstorage.RecordDatabaseLayout;
+import org.neo4j.kernel.database.MetadataCache;
 import org.neo4j.io.ByteUnit;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
-import org.neo4j.io.layout.DatabaseLayout;
 import org.neo4j.io.pagecache.context.CursorContextFactory;
 import org.neo4j.io.pagecache.context.FixedVersionContextSupplier;
 import org.neo4j.io.pagecache.tracing.PageCacheTracer;
@@ -72,8 +68,10 @@ import dev.heapload.model.Progress;
  *
  * <p>Indexes: the 5.26 record-format importer refuses schema commands ("Record format batch import does not
  * support schema changes", {@code ParallelBatchImporter.doImport}); it only builds the label and
- * relationship-type lookup indexes. The constraint and the property index are created afterwards on the
- * embedded DBMS and awaited.
+ * relationship-type lookup indexes. So the importer's stages are run here one by one through its
+ * {@code ImportLogic} (the sequence of {@code ParallelBatchImporter.doImport}), and before its stores close
+ * {@link OfflineSchema} writes the constraint and the property index, ready and online, from the models in memory.
+ * No DBMS is started during a load.
  */
 final class GraphBuilder {
 
@@ -81,11 +79,6 @@ final class GraphBuilder {
     static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
     /** Default page cache of the importer (Neo4j's own default is min(1 GiB, free RAM)); {@code -Dheapload.import.pageCache=BYTES}. */
     static final long DEFAULT_IMPORT_PAGE_CACHE = 256L << 20;
-    /**
-     * Default page cache of the DBMS that creates the indexes after an import ({@code -Dheapload.index.pageCache=BYTES});
-     * population reads the stores once, and the OS file cache keeps them, so a small page cache bounds RSS.
-     */
-    static final long DEFAULT_INDEX_PAGE_CACHE = 256L << 20;
 
     private GraphBuilder() {
     }
@@ -101,6 +94,11 @@ final class GraphBuilder {
         return settings;
     }
 
+    /** Called once the graph is imported, before its schema is written. */
+    interface AfterImport {
+        void run() throws IOException;
+    }
+
     /**
      * Imports {@code input} into a new Neo4j home {@code home} (which must not hold a database).
      *
@@ -110,12 +108,12 @@ final class GraphBuilder {
      * @throws IOException on import errors (including bad input) or file-system errors
      */
     static void importGraph(Path home, Path logsDir, GraphInput input, PrintStream log, InternalLogProvider logProvider,
-                            long maxOffHeap, long pageCache, Progress progress) throws IOException {
+                            long maxOffHeap, long pageCache, Progress progress, AfterImport imported) throws IOException {
         Config config = Config.newBuilder().set(commonSettings(logsDir))
             .set(GraphDatabaseSettings.neo4j_home, home.toAbsolutePath())
             .set(GraphDatabaseSettings.pagecache_memory, pageCache)
             .build();
-        DatabaseLayout layout = DatabaseLayout.of(config);
+        RecordDatabaseLayout layout = RecordDatabaseLayout.of(config);
         Configuration importConfig = new Configuration() {
             @Override
             public long maxOffHeapMemory() {
@@ -150,17 +148,40 @@ final class GraphBuilder {
         PrintStream terminal = System.err;
         PanicFilter filter = new PanicFilter(terminal, log);
         System.setErr(filter);
+        CursorContextFactory contextFactory =
+            new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER);
+        SimpleLogService logService = new SimpleLogService(logProvider, logProvider);
+        EmptyLogTailMetadata logTail = new EmptyLogTailMetadata(config);
         try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction();
-             JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler()) {
-            BatchImporter importer = StorageEngineFactory.selectStorageEngine(config).batchImporter(layout, fs,
-                PageCacheTracer.NULL, importConfig, new SimpleLogService(logProvider, logProvider), log, false,
-                DefaultAdditionalIds.EMPTY, config, monitor, scheduler, Collector.STRICT,
-                TransactionLogInitializer.getLogFilesInitializer(), new IndexImporterFactoryImpl(),
-                EmptyMemoryTracker.INSTANCE,
-                new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER));
+             JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler();
+             BatchingNeoStores stores = ImportLogic.instantiateNeoStores(fs, layout, PageCacheTracer.NULL, importConfig,
+                 logService, DefaultAdditionalIds.EMPTY, logTail, config, scheduler, EmptyMemoryTracker.INSTANCE,
+                 contextFactory);
+             ImportLogic logic = new ImportLogic(layout, stores, importConfig, config, logService,
+                 ExecutionMonitors.defaultVisible(monitor, log, System.err), Collector.STRICT, monitor, contextFactory,
+                 new IndexImporterFactoryImpl(), PageCacheTracer.NULL, EmptyMemoryTracker.INSTANCE)) {
             long importStart = System.nanoTime();
-            importer.doImport(input);
+            // the stages of Neo4j's ParallelBatchImporter.doImport (5.26), with the schema written before the
+            // stores close (that importer refuses schema commands for the record format)
+            stores.createNew();
+            logic.initialize(input);
+            logic.importNodes();
+            logic.prepareIdMapper();
+            logic.importRelationships();
+            logic.calculateNodeDegrees();
+            logic.linkRelationshipsOfAllTypes();
+            logic.defragmentRelationshipGroups();
+            TransactionLogInitializer.getLogFilesInitializer().initializeLogFiles(layout,
+                stores.getNeoStores().getMetaDataStore(), new MetadataCache(logTail), fs, "heapload import checkpoint");
+            logic.buildAuxiliaryStores();
             log.printf("heapload: doImport %.2f s%n", (System.nanoTime() - importStart) / 1e9);
+            progress.step(100);
+            progress.end();
+            imported.run();
+            long schemaStart = System.nanoTime();
+            OfflineSchema.write(stores, config, contextFactory, input, progress);
+            logic.success();
+            log.printf("heapload: schema %.2f s%n", (System.nanoTime() - schemaStart) / 1e9);
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -175,8 +196,6 @@ final class GraphBuilder {
         long trimStart = System.nanoTime();
         trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
         log.printf("heapload: trimmed the transaction logs in %.2f s%n", (System.nanoTime() - trimStart) / 1e9);
-        progress.step(100);
-        progress.end();
     }
 
     /**
@@ -306,57 +325,5 @@ final class GraphBuilder {
         settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
         settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
         return settings;
-    }
-
-    /**
-     * Creates the uniqueness constraint on {@code :Snapshot(id)} and the range index on
-     * {@code :Object(snapshot, address)} and waits until every index is online.
-     *
-     * @param progress phase {@code "index"}, unit {@code "%"}: population of the slowest index
-     * @throws IOException when an index population fails or the thread is interrupted
-     */
-    static void createSchema(GraphDatabaseService db, Progress progress) throws IOException {
-        try (Transaction tx = db.beginTx()) {
-            Schema schema = tx.schema();
-            schema.constraintFor(Label.label(GraphSchema.SNAPSHOT)).assertPropertyIsUnique("id")
-                .withName(GraphSchema.SNAPSHOT_ID_CONSTRAINT).create();
-            schema.indexFor(Label.label(GraphSchema.OBJECT)).on("snapshot").on("address")
-                .withName(GraphSchema.OBJECT_ADDRESS_INDEX).create();
-            tx.commit();
-        }
-        progress.start("index", 100, "%");
-        while (true) {
-            float slowest = 100f;
-            boolean online = true;
-            try (Transaction tx = db.beginTx()) {
-                Schema schema = tx.schema();
-                List<IndexDefinition> indexes = new ArrayList<>();
-                schema.getIndexes().forEach(indexes::add);
-                for (IndexDefinition index : indexes) {
-                    switch (schema.getIndexState(index)) {
-                        case ONLINE -> {
-                        }
-                        case FAILED -> throw new IOException("index " + index.getName() + " failed: "
-                            + schema.getIndexFailure(index));
-                        default -> {
-                            online = false;
-                            slowest = Math.min(slowest, schema.getIndexPopulationProgress(index).getCompletedPercentage());
-                        }
-                    }
-                }
-            }
-            if (online) {
-                break;
-            }
-            progress.step((long) slowest);
-            try {
-                TimeUnit.MILLISECONDS.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for indexes", e);
-            }
-        }
-        progress.step(100);
-        progress.end();
     }
 }

@@ -126,6 +126,31 @@ final class GraphInput implements Input {
         return nodeBase[part];
     }
 
+    /** Number of snapshots (parts). */
+    int partCount() {
+        return parts.size();
+    }
+
+    /** The snapshot id of part {@code part}. */
+    String snapshotId(int part) {
+        return parts.get(part).entry().summary().id();
+    }
+
+    /** The number of objects of part {@code part}. */
+    long objectCount(int part) {
+        return parts.get(part).entry().summary().objectCount();
+    }
+
+    /** The node id of part {@code part}'s Snapshot node. */
+    long snapshotNode(int part) {
+        return nodeBase[part] + objectCount(part);
+    }
+
+    /** The model of part {@code part}, from its source (read again from its file when it is not in memory). */
+    HeapSnapshot model(int part) throws IOException {
+        return parts.get(part).source().get();
+    }
+
     @Override
     public InputIterable nodes(Collector collector) {
         return () -> new Iterator(NODE_SEGMENTS);

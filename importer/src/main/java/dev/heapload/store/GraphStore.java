@@ -63,17 +63,15 @@ import dev.heapload.model.Progress;
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
- * 35.6M properties) on the 2-vCPU project machine (2026-12-01, ten runs): the load takes 27.6–36.1 s (median
- * 31.8 s): import 11.8–17.3 s, start of the index-building DBMS 1.7–2.3 s, index population 7.3–10.5 s, the
- * snapshot file written meanwhile; peak RSS 1.57–1.69 GiB.
+ * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
+ * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.4–1.5 GiB).
  * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
  * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
  * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
  * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1).
  * A load needs the heap for its snapshot model plus about one other snapshot model at a time; off the heap,
  * the importer's page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
- * {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB), then the index-building DBMS's page cache
- * ({@code -Dheapload.index.pageCache=BYTES}, default 256 MiB).
+ * {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB).
  *
  * <p>Not thread-safe: use from one thread.
  */
@@ -124,7 +122,6 @@ public final class GraphStore implements AutoCloseable {
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
     private final long importPageCache;
-    private final long indexPageCache;
     private Catalog catalog;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
@@ -144,7 +141,6 @@ public final class GraphStore implements AutoCloseable {
         this.logProvider = new Log4jLogProvider(log);
         this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
         this.importPageCache = Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE);
-        this.indexPageCache = Long.getLong("heapload.index.pageCache", GraphBuilder.DEFAULT_INDEX_PAGE_CACHE);
         this.catalog = Catalog.read(dir);
     }
 
@@ -612,7 +608,6 @@ public final class GraphStore implements AutoCloseable {
         Attempt attempt = new Attempt(building, graph, List.copyOf(pending.values()));
         Thread hook = new Thread(attempt::abort, "heapload-store-abort");
         Runtime.getRuntime().addShutdownHook(hook);
-        DatabaseManagementService built = null;
         SnapshotFileWriter writer = null;
         try {
             List<GraphInput.Part> parts = new ArrayList<>();
@@ -637,26 +632,22 @@ public final class GraphStore implements AutoCloseable {
             parts = Precomputation.run(parts, pairs, progress);
             log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
             long t0 = System.nanoTime();
-            GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap, importPageCache,
-                progress);
+            // the snapshot files are written while the indexes are built, which keeps one core busy
+            List<SnapshotFileWriter> writers = new ArrayList<>(1);
+            try {
+                GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap,
+                    importPageCache, progress, () -> {
+                        buildHook.reached("imported");
+                        writers.add(new SnapshotFileWriter(added, pending));
+                    });
+            } finally {
+                writer = writers.isEmpty() ? null : writers.get(0);
+            }
             long t1 = System.nanoTime();
-            buildHook.reached("imported");
-            // the snapshot files are written while the indexes are populated, which keeps one core busy
-            writer = new SnapshotFileWriter(added, pending);
-            built = GraphBuilder.start(building, logsDir, logProvider, Math.min(indexPageCache, pageCacheFor(building)),
-                Map.of());
-            long t2 = System.nanoTime();
-            GraphBuilder.createSchema(built.database(DATABASE), progress);
-            long t3 = System.nanoTime();
-            DatabaseManagementService d = built;
-            built = null;
-            d.shutdown();
-            long t4 = System.nanoTime();
             writer.await();
-            long t5 = System.nanoTime();
-            log.printf("heapload: import %.2f s, index DBMS start %.2f s, indexes %.2f s, stop %.2f s, "
-                    + "snapshot files %.2f s (%.2f s after the indexes)%n",
-                (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (t4 - t3) / 1e9, writer.seconds(), (t5 - t4) / 1e9);
+            long t2 = System.nanoTime();
+            log.printf("heapload: import and indexes %.2f s, snapshot files %.2f s (%.2f s after the indexes)%n",
+                (t1 - t0) / 1e9, writer.seconds(), (t2 - t1) / 1e9);
             buildHook.reached("written");
             buildHook.reached("indexed");
             Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
@@ -666,13 +657,6 @@ public final class GraphStore implements AutoCloseable {
         } finally {
             if (writer != null) {
                 writer.stop();
-            }
-            if (built != null) {
-                try {
-                    built.shutdown();
-                } catch (RuntimeException e) {
-                    log.println("heapload: shutdown of the build database failed: " + e);
-                }
             }
             if (!attempt.committed()) {
                 attempt.abort();
