@@ -64,7 +64,7 @@ import dev.heapload.model.Progress;
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
  * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
- * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.4–1.5 GiB).
+ * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.3–1.5 GiB).
  * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
  * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
  * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
