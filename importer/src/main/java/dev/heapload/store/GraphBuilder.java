@@ -252,19 +252,27 @@ final class GraphBuilder {
 
         @Override
         public void close() {
-            boolean interrupted = false;
             for (Thread thread : threads) {
-                while (thread.isAlive()) {
-                    try {
-                        thread.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
+                joinUninterruptibly(thread);
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits until {@code thread} has ended, even when interrupted meanwhile (the interrupt is kept for the caller):
+     * for threads that write into files that are about to be closed or deleted.
+     */
+    static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -538,17 +538,7 @@ public final class GraphStore implements AutoCloseable {
         /** Stops the writer (if still running) and waits for it, so that an abort deletes complete files only. */
         void stop() {
             thread.interrupt();
-            boolean interrupted = false;
-            while (thread.isAlive()) {
-                try {
-                    thread.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            GraphBuilder.joinUninterruptibly(thread);
         }
 
         double seconds() {
