@@ -1,6 +1,5 @@
 package dev.heapload.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -92,7 +91,8 @@ final class QueryCommand implements Callable<Integer> {
     /** On the embedded store {@code --db}, or over Bolt while {@code heapload serve} holds it. */
     private QueryResult runOnStore(SavedQuery query, Map<String, Object> bound, Duration timeout) throws Exception {
         OutputFiles.requireStoreDirectory(db);
-        if (!Files.isDirectory(db)) {
+        // an empty (or any other) directory without a catalog is no store: reading must not create one
+        if (!GraphStore.isStore(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
         GraphStore store;

@@ -46,7 +46,8 @@ final class SnapshotsCommand implements Callable<Integer> {
             return 0;
         }
         OutputFiles.requireStoreDirectory(db);
-        if (!java.nio.file.Files.isDirectory(db)) {
+        // an empty (or any other) directory without a catalog is no store: reading must not create one
+        if (!GraphStore.isStore(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
         try (GraphStore store = GraphStore.open(db)) {

@@ -113,6 +113,7 @@ class QueryCommandTest {
             // columns: n
             MATCH (n) DETACH DELETE n RETURN count(*) AS n
             """);
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
         List<String[]> cases = List.of(
             new String[] {"heapload: query 'writer' would change the graph; queries are read-only (nothing was changed)",
                 "query", writer.toString(), "--db", db.toString()},
@@ -130,6 +131,11 @@ class QueryCommandTest {
                 "query", "summary", "-p", "snapshot=after", "--db", tmp.resolve("none").toString()},
             new String[] {"heapload: no store at " + tmp.resolve("none").toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
                 "snapshots", "--db", tmp.resolve("none").toString()},
+            // an empty directory is no store either, and reading it must not make one (a fresh user's trial found it did)
+            new String[] {"heapload: no store at " + empty.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
+                "query", "summary", "-p", "snapshot=after", "--db", empty.toString()},
+            new String[] {"heapload: no store at " + empty.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",
+                "snapshots", "--db", empty.toString()},
             new String[] {"heapload: " + slow + " is not a directory (give the store directory with --db)",
                 "query", "summary", "-p", "snapshot=after", "--db", slow.toString()},
             // an address no object of the snapshot has
@@ -147,6 +153,9 @@ class QueryCommandTest {
             }
         }
         assertEquals(List.of(), problems);
+        try (var left = Files.list(empty)) {
+            assertEquals(List.of(), left.toList(), "reading an empty directory wrote into it");
+        }
         assertEquals(871L, run("query", "summary", "-p", "snapshot=after", "--format", "csv", "--db", db.toString()).out()
             .lines().filter(l -> l.startsWith("all,")).map(l -> Long.parseLong(l.split(",")[2])).findFirst().orElse(-1L),
             "the refused writer changed nothing");
