@@ -67,9 +67,13 @@ import dev.heapload.model.Progress;
  *
  * <p>Why not {@code CREATE INDEX} on a started DBMS: that scans the node store, sorts the keys in blocks and
  * merges them, single-threaded (7–16 s for 2.4M objects on 2 cores, plus about 2 s to start the DBMS). Here the
- * keys come from the heap models in memory, already in key order (snapshot id, then address), and go straight
- * into the index tree through the populator's updater; the node ids are known because the import uses
- * {@code IdType.ACTUAL} ids laid out by {@link GraphInput}.
+ * keys come from the heap models in memory, put in about key order (snapshot id, then address: see
+ * {@link #addressOrder}), and go straight into the index tree through the populator's updater; the node ids are
+ * known because the import uses {@code IdType.ACTUAL} ids laid out by {@link GraphInput}. Measured on
+ * entity-system-large (2.4M keys): 4.0–4.9 s, no DBMS start. The updater splits leaves in the middle, so the tree's
+ * leaves are about half full (192 MB for those 2.4M keys) where a population packs them; lookups are as fast.
+ * The sample's distinct-value count counts address changes in that order (addresses are unique per snapshot in
+ * every supported format).
  *
  * <p>Internal API of Neo4j 5.26 (as is the importer route of {@link GraphBuilder}): schema rules are written the
  * way the importer writes its token lookup indexes ({@code SchemaRuleAccess.writeSchemaRule} with the
