@@ -37,4 +37,18 @@ final class OutputFiles {
             throw new java.io.IOException(db + " is not a directory (give the store directory with --db)");
         }
     }
+
+    /**
+     * Refuses a {@code --db} that is not a store for commands that only read one: a file (as
+     * {@link #requireStoreDirectory}), a missing directory, or a directory without a store catalog (an empty one
+     * included: reading must not create a store there).
+     *
+     * @throws java.io.IOException one line naming the path (exit 1)
+     */
+    static void requireStore(Path db) throws java.io.IOException {
+        requireStoreDirectory(db);
+        if (!dev.heapload.store.GraphStore.isStore(db)) {
+            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
+        }
+    }
 }

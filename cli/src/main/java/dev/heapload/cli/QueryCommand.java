@@ -90,11 +90,7 @@ final class QueryCommand implements Callable<Integer> {
 
     /** On the embedded store {@code --db}, or over Bolt while {@code heapload serve} holds it. */
     private QueryResult runOnStore(SavedQuery query, Map<String, Object> bound, Duration timeout) throws Exception {
-        OutputFiles.requireStoreDirectory(db);
-        // an empty (or any other) directory without a catalog is no store: reading must not create one
-        if (!GraphStore.isStore(db)) {
-            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
-        }
+        OutputFiles.requireStore(db);
         GraphStore store;
         try {
             store = GraphStore.open(db);

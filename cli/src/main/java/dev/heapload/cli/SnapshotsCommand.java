@@ -45,11 +45,7 @@ final class SnapshotsCommand implements Callable<Integer> {
             }
             return 0;
         }
-        OutputFiles.requireStoreDirectory(db);
-        // an empty (or any other) directory without a catalog is no store: reading must not create one
-        if (!GraphStore.isStore(db)) {
-            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
-        }
+        OutputFiles.requireStore(db);
         try (GraphStore store = GraphStore.open(db)) {
             if (delete != null) {
                 store.delete(delete);

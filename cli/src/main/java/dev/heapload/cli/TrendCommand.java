@@ -91,10 +91,7 @@ final class TrendCommand implements Callable<Integer> {
                     remote.uri());
             }
         }
-        OutputFiles.requireStoreDirectory(db);
-        if (!GraphStore.isStore(db)) {
-            throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
-        }
+        OutputFiles.requireStore(db);
         GraphStore opened;
         try {
             opened = GraphStore.open(db);
