@@ -8,8 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -32,18 +32,18 @@ import org.neo4j.internal.batchimport.DefaultAdditionalIds;
 import org.neo4j.internal.batchimport.ImportLogic;
 import org.neo4j.internal.batchimport.staging.ExecutionMonitors;
 import org.neo4j.internal.batchimport.store.BatchingNeoStores;
-import org.neo4j.io.layout.recordstorage.RecordDatabaseLayout;
-import org.neo4j.kernel.database.MetadataCache;
-import org.neo4j.kernel.impl.store.CommonAbstractStore;
-import org.neo4j.kernel.impl.store.NeoStores;
 import org.neo4j.io.ByteUnit;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
+import org.neo4j.io.layout.recordstorage.RecordDatabaseLayout;
 import org.neo4j.io.pagecache.context.CursorContext;
 import org.neo4j.io.pagecache.context.CursorContextFactory;
-import org.neo4j.io.pagecache.tracing.FileFlushEvent;
 import org.neo4j.io.pagecache.context.FixedVersionContextSupplier;
+import org.neo4j.io.pagecache.tracing.FileFlushEvent;
 import org.neo4j.io.pagecache.tracing.PageCacheTracer;
+import org.neo4j.kernel.database.MetadataCache;
 import org.neo4j.kernel.impl.index.schema.IndexImporterFactoryImpl;
+import org.neo4j.kernel.impl.store.CommonAbstractStore;
+import org.neo4j.kernel.impl.store.NeoStores;
 import org.neo4j.kernel.impl.scheduler.JobSchedulerFactory;
 import org.neo4j.kernel.impl.transaction.log.EmptyLogTailMetadata;
 import org.neo4j.kernel.impl.transaction.log.files.TransactionLogInitializer;
@@ -52,21 +52,20 @@ import org.neo4j.logging.LogProvider;
 import org.neo4j.logging.internal.SimpleLogService;
 import org.neo4j.memory.EmptyMemoryTracker;
 import org.neo4j.scheduler.JobScheduler;
-import org.neo4j.storageengine.api.StorageEngineFactory;
 
 import dev.heapload.model.Progress;
 
 /**
- * Neo4j specifics of a store: the offline import of a {@link GraphInput} into a fresh Neo4j home, the
- * embedded DBMS configuration, and the schema (constraint, index) created after the import.
+ * Neo4j specifics of a store: the offline import of a {@link GraphInput} into a fresh Neo4j home with its schema
+ * (constraint, index), and the embedded DBMS configuration.
  *
- * <p>Importer route: the in-memory {@link GraphInput} through Neo4j 5.26's internal 16-argument SPI
- * {@code StorageEngineFactory.selectStorageEngine(config).batchImporter(...)} (measured in
+ * <p>Importer route: the in-memory {@link GraphInput} through Neo4j 5.26's internal parallel importer, its stages
+ * called one by one through {@code ImportLogic} on {@code BatchingNeoStores} (the importer measured in
  * shared/docs/neo4j-measurements.md §2: 6.5 s for 1M nodes / 3M relationships). Internal API: it changes between
- * Neo4j versions (23 arguments in 2026.08). The importer's console report goes to the store's log file, and the
+ * Neo4j versions. The importer's console report goes to the store's log file, and the
  * line its stages print to {@code System.err} when they fail is filtered out ({@link PanicFilter}); what remains
- * is its warning when native memory runs out and its caches fall back to the page cache, which that SPI prints to
- * {@code System.err} (not seen in any run here).
+ * is its warning when native memory runs out and its caches fall back to the page cache, which the importer prints
+ * to {@code System.err} (not seen in any run here).
  *
  * <p>Off-heap memory: {@code Configuration.maxOffHeapMemory} is the importer's budget for its caches (it sizes
  * the relationship-linking rounds from it); its page cache and the caches it must have come on top.
@@ -157,7 +156,7 @@ final class GraphBuilder {
             new CursorContextFactory(PageCacheTracer.NULL, FixedVersionContextSupplier.EMPTY_CONTEXT_SUPPLIER);
         SimpleLogService logService = new SimpleLogService(logProvider, logProvider);
         EmptyLogTailMetadata logTail = new EmptyLogTailMetadata(config);
-        long[] closeStart = new long[1];
+        long closeStart;
         try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction();
              JobScheduler scheduler = JobSchedulerFactory.createInitialisedScheduler();
              BatchingNeoStores stores = ImportLogic.instantiateNeoStores(fs, layout, PageCacheTracer.NULL, importConfig,
@@ -188,7 +187,7 @@ final class GraphBuilder {
             flushes.start(contextFactory, neoStores.getNodeStore(), neoStores.getRelationshipStore(),
                 neoStores.getRelationshipGroupStore());
             TransactionLogInitializer.getLogFilesInitializer().initializeLogFiles(layout,
-                stores.getNeoStores().getMetaDataStore(), new MetadataCache(logTail), fs, "heapload import checkpoint");
+                neoStores.getMetaDataStore(), new MetadataCache(logTail), fs, "heapload import checkpoint");
             logic.buildAuxiliaryStores();
             log.printf("heapload: doImport %.2f s%n", (System.nanoTime() - importStart) / 1e9);
             progress.step(100);
@@ -201,7 +200,7 @@ final class GraphBuilder {
             long flushWait = System.nanoTime();
             flushes.await();
             log.printf("heapload: waited %.2f s for the early flushes%n", (System.nanoTime() - flushWait) / 1e9);
-            closeStart[0] = System.nanoTime();
+            closeStart = System.nanoTime();
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -214,7 +213,7 @@ final class GraphBuilder {
             log.flush();
         }
         long trimStart = System.nanoTime();
-        log.printf("heapload: closed the stores in %.2f s%n", (trimStart - closeStart[0]) / 1e9);
+        log.printf("heapload: closed the stores in %.2f s%n", (trimStart - closeStart) / 1e9);
         trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
         log.printf("heapload: trimmed the transaction logs in %.2f s%n", (System.nanoTime() - trimStart) / 1e9);
     }
