@@ -9,11 +9,18 @@
 // is unreachable. chain 'dominator': step 0 is the object, then its immediate dominator, and so on up to an
 // object the super-root dominates. An address no object of the snapshot has is refused before the query runs
 // (heapload query: one line, exit 1).
-MATCH (:Snapshot {id: $snapshot})
+MATCH (s:Snapshot {id: $snapshot})
 MATCH (o:Object {snapshot: $snapshot, address: $address})
-CALL (o) {
-  MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
-  WHERE r.rootName IS NOT NULL
+// The retention path is the walk along flagged REFs from a root to o (one flagged REF into each object: the walk
+// is unique). shortestPath finds it breadth-first from the snapshot's roots; a variable-length MATCH would build
+// its list of relationships one nested layer per hop, which Neo4j reads recursively (a StackOverflowError on
+// paths of some 10,000 hops and more).
+OPTIONAL MATCH (s)-[:ROOT]->(r:Object) WHERE r.rootName IS NOT NULL
+OPTIONAL MATCH p = shortestPath((r)-[:REF*0..]->(o)) WHERE all(x IN relationships(p) WHERE x.retention)
+WITH o, p ORDER BY length(p)
+WITH o, head(collect(p)) AS p
+CALL (o, p) {
+  WITH p WHERE p IS NOT NULL
   WITH nodes(p) AS ns, relationships(p) AS rels
   UNWIND range(0, size(ns) - 1) AS i
   RETURN 0 AS ord, 'retention' AS chain, i AS step, ns[i] AS n,
@@ -21,12 +28,13 @@ CALL (o) {
               ELSE coalesce(rels[i - 1].name, '[' + rels[i - 1].kind + ']') END AS via
   UNION ALL
   // every dominator of o lies on its retention path: walk the path from o towards the root, keeping each
-  // node whose address is the `dominator` of the last node kept
-  OPTIONAL MATCH p = (r:Object)-[:REF*0.. {retention: true}]->(o)
-  WHERE r.rootName IS NOT NULL
+  // node whose address is the `dominator` of the last node kept. (`kept + n` also adds a nested layer: the list
+  // is copied flat, `[x IN kept | x]`, every 256 nodes kept, so no read of it recurses deeper than that.)
   WITH o, CASE WHEN p IS NULL THEN [o] ELSE reverse(nodes(p)) END AS path
   WITH reduce(kept = [o], n IN tail(path) |
-              CASE WHEN n.address = last(kept).dominator THEN kept + n ELSE kept END) AS ns
+              CASE WHEN n.address = last(kept).dominator
+                   THEN CASE WHEN size(kept) % 256 = 0 THEN [x IN kept | x] + n ELSE kept + n END
+                   ELSE kept END) AS ns
   UNWIND range(0, size(ns) - 1) AS i
   RETURN 1 AS ord, 'dominator' AS chain, i AS step, ns[i] AS n, null AS via
 }
