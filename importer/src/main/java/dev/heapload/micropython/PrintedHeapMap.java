@@ -35,11 +35,13 @@ import dev.heapload.model.DumpFormatException;
  */
 public record PrintedHeapMap(HeapMap heapMap, Map<String, Long> header, int line, List<String> warnings) {
 
-    private static final Pattern LAYOUT = Pattern.compile("GC memory layout; from ([0-9a-fA-F]+):\\s*$");
+    private static final Pattern LAYOUT = Pattern.compile("GC memory layout; from (?:0x)?([0-9a-fA-F]+):\\s*$");
     private static final Pattern ROW = Pattern.compile("^(.*?)([0-9a-f]{8}|[0-9a-f]{5}): ([.=mhTLDSAFBMQq]{1,64})\\s*$");
     private static final Pattern FREE_RUN = Pattern.compile("\\((\\d+) lines all free\\)\\s*$");
     private static final Pattern GC_LINE = Pattern.compile("GC: (total: .*)$");
     private static final Pattern BLOCKS_LINE = Pattern.compile("(No\\. of 1-blocks: .*)$");
+    /** Non-map lines skipped between two lines of one map at most (more end the map). */
+    private static final int MAX_SKIPPED_LINES = 3;
     private static final Pattern FIELD = Pattern.compile("([A-Za-z0-9. -]+?): (\\d+)");
 
     /** The maps in {@code file}, in order. */
@@ -72,6 +74,7 @@ public record PrintedHeapMap(HeapMap heapMap, Map<String, Long> header, int line
         List<PrintedHeapMap> out = new ArrayList<>();
         Map<String, Long> header = new LinkedHashMap<>();
         List<AreaText> areas = null;
+        List<Integer> skipped = new ArrayList<>();
         int firstLine = -1;
         long byteOffset = 0;
         long mapByteOffset = 0;
@@ -99,8 +102,15 @@ public record PrintedHeapMap(HeapMap heapMap, Map<String, Long> header, int line
                 areas.get(areas.size() - 1).items.add(Integer.parseInt(m.group(1)));
                 mapLine = true;
             }
+            if (!mapLine && areas != null && i < lines.length && continuesMap(lines, i + 1)) {
+                // a log line printed between two map lines (another task's output on the same serial port)
+                skipped.add(i + 1);
+                byteOffset += lines[i].getBytes(StandardCharsets.UTF_8).length + 1;
+                continue;
+            }
             if (!mapLine && areas != null) {
-                out.add(build(areas, header, firstLine, source, mapByteOffset));
+                out.add(build(areas, header, firstLine, source, mapByteOffset, skipped));
+                skipped = new ArrayList<>();
                 areas = null;
                 header = new LinkedHashMap<>();
             }
@@ -126,8 +136,25 @@ public record PrintedHeapMap(HeapMap heapMap, Map<String, Long> header, int line
         return out;
     }
 
+    /**
+     * Whether the map goes on after non-map lines: within {@link #MAX_SKIPPED_LINES} lines from {@code from}, a
+     * map row or collapsed free run comes before any line that starts a new map or a new {@code mem_info} print.
+     */
+    private static boolean continuesMap(String[] lines, int from) {
+        for (int j = from; j < lines.length && j <= from + MAX_SKIPPED_LINES; j++) {
+            String l = lines[j].endsWith("\r") ? lines[j].substring(0, lines[j].length() - 1) : lines[j];
+            if (LAYOUT.matcher(l).find() || GC_LINE.matcher(l).find() || BLOCKS_LINE.matcher(l).find()) {
+                return false;
+            }
+            if (ROW.matcher(l).matches() || FREE_RUN.matcher(l).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static PrintedHeapMap build(List<AreaText> areas, Map<String, Long> header, int line, String source,
-                                        long byteOffset) throws DumpFormatException {
+                                        long byteOffset, List<Integer> skipped) throws DumpFormatException {
         // block size: offset step of two consecutive rows / 64, else header total / blocks
         int bpb = 0;
         for (AreaText a : areas) {
@@ -195,6 +222,11 @@ public record PrintedHeapMap(HeapMap heapMap, Map<String, Long> header, int line
         // an area that ends in a collapsed run has 64*N .. 64*N+63 free blocks there: the header total settles it
         Long total = header.get("total");
         List<String> warnings = new ArrayList<>();
+        if (!skipped.isEmpty()) {
+            warnings.add(skipped.size() + " line(s) inside the heap map are not map lines and were skipped (line "
+                + skipped.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                + " of " + source + "); if the map is wrong, print it again with nothing else writing to the port");
+        }
         if (total != null && !endsWithRun.isEmpty()) {
             long blocks = 0;
             for (HeapMap.Area a : out) {

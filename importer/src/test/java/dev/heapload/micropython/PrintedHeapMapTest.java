@@ -114,4 +114,33 @@ class PrintedHeapMapTest {
             new String(back.heapMap().areas().get(0).letters(), java.nio.charset.StandardCharsets.ISO_8859_1));
         assertEquals(map.figures(), back.heapMap().figures());
     }
+
+    /** CircuitPython prints the area's start with {@code 0x}: {@code GC memory layout; from 0x20028760:}. */
+    @Test
+    void layoutHeaderWithHexPrefix() throws IOException {
+        String text = java.nio.file.Files.readString(fixture("v1.18-qemu-mem_info.txt"))
+            .replace("GC memory layout; from 27c10:", "GC memory layout; from 0x27c10:");
+        PrintedHeapMap m = PrintedHeapMap.parse(text, "cp.txt").get(0);
+        assertEquals(List.of(), m.warnings());
+        assertEquals(0x27c10, m.heapMap().areas().get(0).poolStart());
+        assertEquals(new GcFigures(516160, 216048, 300112, 11104, 11015, 49, 2048, 18757, 16), m.heapMap().figures());
+    }
+
+    /**
+     * A log line of another task between two map lines is skipped with a warning naming its line; the map goes on
+     * (before, the map ended there and the rest of it was dropped silently, so the figures came out too small).
+     */
+    @Test
+    void anUnrelatedLineInsideTheMapIsSkippedAndSaid() throws IOException {
+        String clean = java.nio.file.Files.readString(fixture("v1.18-qemu-mem_info.txt"));
+        String row = "\n00800: ";
+        org.junit.jupiter.api.Assertions.assertTrue(clean.contains(row));
+        String text = clean.replace(row, "\nI (51234) wifi: sta connected" + row);
+        long line = clean.substring(0, clean.indexOf(row)).chars().filter(c -> c == '\n').count() + 2;
+        PrintedHeapMap m = PrintedHeapMap.parse(text, "serial.log").get(0);
+        assertEquals(List.of("1 line(s) inside the heap map are not map lines and were skipped (line " + line
+            + " of serial.log); if the map is wrong, print it again with nothing else writing to the port"), m.warnings());
+        assertEquals(new GcFigures(516160, 216048, 300112, 11104, 11015, 49, 2048, 18757, 16), m.heapMap().figures());
+        assertEquals(32260, m.heapMap().areas().get(0).blocks());
+    }
 }
