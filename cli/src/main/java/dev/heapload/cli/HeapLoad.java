@@ -54,9 +54,10 @@ public final class HeapLoad implements Callable<Integer> {
     @Option(names = "--replace", description = "Replace a snapshot with the same id instead of refusing.")
     boolean replace;
 
-    @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "Draw progress bars on stderr for phases longer than a second (default: when stderr is a terminal).")
-    boolean progress;
+    @Option(names = "--progress", negatable = true,
+        description = "Draw progress bars on stderr for phases longer than a second (--progress: always; --no-progress: "
+            + "never; default: when stderr is a terminal).")
+    Boolean progress;
 
     @Option(names = "--format", paramLabel = "FORMAT",
         description = "Dump format: luau, lua (heapload's Lua dumper), lua-snapshot (lua-snapshot's raw table, JSON or "
@@ -89,7 +90,7 @@ public final class HeapLoad implements Callable<Integer> {
             return loadRemote();
         }
         PrintStream out = System.out;
-        TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        TerminalProgress bars = TerminalProgress.forOption(progress);
         GraphStore store = null;
         Thread interruptNotice = new Thread(() -> System.err.println(
             "heapload: interrupted; the store is as it was before this command"));
@@ -242,7 +243,7 @@ public final class HeapLoad implements Callable<Integer> {
      */
     private int loadRemote() throws Exception {
         PrintStream out = System.out;
-        TerminalProgress bars = new TerminalProgress(progress && System.console() != null);
+        TerminalProgress bars = TerminalProgress.forOption(progress);
         Thread interruptNotice = new Thread(() -> System.err.println("heapload: interrupted; the snapshot being loaded "
             + "stays invisible on the server and the next load removes what it wrote"));
         Runtime.getRuntime().addShutdownHook(interruptNotice);

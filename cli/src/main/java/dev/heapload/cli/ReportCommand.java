@@ -285,7 +285,7 @@ final class ReportCommand implements Callable<Integer> {
                 id = base + "-" + n;
             }
             taken.add(id);
-            TerminalProgress bars = new TerminalProgress(System.console() != null);
+            TerminalProgress bars = TerminalProgress.forOption(null);
             HeapSnapshot snapshot = DumpReaders.read(dump, id, bars);
             HeapAnalyzer.analyze(snapshot, bars);
             bars.end();
@@ -293,7 +293,7 @@ final class ReportCommand implements Callable<Integer> {
             ids.add(id);
         }
         if (!toLoad.isEmpty()) {
-            TerminalProgress bars = new TerminalProgress(System.console() != null);
+            TerminalProgress bars = TerminalProgress.forOption(null);
             store.load(toLoad, false, bars);
             bars.end();
             for (HeapSnapshot s : toLoad) {

@@ -12,7 +12,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * Draws a progress bar on stderr for any phase that runs longer than one second (nothing for quick
- * phases), and records each phase's wall time for the summary.
+ * phases), and records each phase's wall time for the summary. A phase counted in {@code %} (the importer's
+ * own progress) shows its percentage alone, not {@code 50/100 %}.
  */
 final class TerminalProgress implements Progress {
 
@@ -31,6 +32,32 @@ final class TerminalProgress implements Progress {
      */
     TerminalProgress(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    /** A progress that draws bars when {@link #wanted} says so for {@code option} and this process's stderr. */
+    static TerminalProgress forOption(Boolean option) {
+        return new TerminalProgress(wanted(option, stderrIsTerminal()));
+    }
+
+    /**
+     * Whether to draw bars: {@code --progress} forces them, {@code --no-progress} turns them off, and without
+     * either they follow stderr (bars go to stderr, so a redirected stdout does not matter).
+     *
+     * @param option         {@code true} for {@code --progress}, {@code false} for {@code --no-progress}, else {@code null}
+     * @param stderrTerminal whether stderr is a terminal
+     */
+    static boolean wanted(Boolean option, boolean stderrTerminal) {
+        return option != null ? option : stderrTerminal;
+    }
+
+    /**
+     * Whether stderr is a terminal: the launcher tells ({@code -Dheapload.stderr.tty=true|false}, from the shell's
+     * {@code [ -t 2 ]}, which Java 17 cannot test by itself); without it, whether the JVM has a console
+     * ({@link System#console()}: stdin and stdout both terminals).
+     */
+    static boolean stderrIsTerminal() {
+        String told = System.getProperty("heapload.stderr.tty");
+        return told != null ? Boolean.parseBoolean(told) : System.console() != null;
     }
 
     @Override
@@ -58,6 +85,8 @@ final class TerminalProgress implements Progress {
                 .startsFrom(0, Duration.ofNanos(System.nanoTime() - startNanos));
             if ("B".equals(unit)) {
                 builder.setUnit(" MiB", 1 << 20);
+            } else if ("%".equals(unit)) {
+                builder.setRenderer(new PercentRenderer());
             } else {
                 builder.setUnit(" " + unit, 1);
             }
@@ -97,5 +126,18 @@ final class TerminalProgress implements Progress {
         times.forEach((p, ns) -> sb.append(String.format(java.util.Locale.ROOT, " %s %.2f s,", p, ns / 1e9)));
         sb.setLength(sb.length() - 1);
         out.println(sb);
+    }
+
+    /** The library's bar without its {@code current/max unit} ratio, for phases that count in percent already. */
+    private static final class PercentRenderer extends me.tongfei.progressbar.DefaultProgressBarRenderer {
+        PercentRenderer() {
+            super(ProgressBarStyle.ASCII, "%", 1, false, null, java.time.temporal.ChronoUnit.SECONDS, false,
+                state -> java.util.Optional.empty());
+        }
+
+        @Override
+        protected String ratio(me.tongfei.progressbar.ProgressState progress) {
+            return "";
+        }
     }
 }

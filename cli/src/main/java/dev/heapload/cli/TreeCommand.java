@@ -80,7 +80,7 @@ final class TreeCommand implements Callable<Integer> {
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--json", json);
         // with --json - the JSON owns stdout and the text report goes to stderr
         PrintStream out = "-".equals(json) ? System.err : System.out;
-        TerminalProgress bars = new TerminalProgress(System.console() != null);
+        TerminalProgress bars = TerminalProgress.forOption(null);
         HeapSnapshot snapshot;
         IntPredicate counted;
         String title;

@@ -21,16 +21,16 @@ public final class HeapAnalyzer {
      */
     public static HeapAnalysis analyze(HeapSnapshot snapshot, Progress progress) {
         int n = snapshot.objectCount();
-        progress.start("analyse", 2L * n, "objects");
+        progress.start("analyse", n, "objects"); // two passes over the objects: half way after the first
         int[] distance = new int[n];
         int[] retainedBy = new int[n];
         int[] rootOf = new int[n];
         Reachability.compute(snapshot, distance, retainedBy, rootOf);
-        progress.step(n);
+        progress.step(n / 2);
         int[] idom = new int[n];
         long[] retained = new long[n];
         DominatorTree.compute(snapshot, distance, idom, retained);
-        progress.step(2L * n);
+        progress.step(n);
         boolean[] reachable = new boolean[n];
         for (int i = 0; i < n; i++) {
             reachable[i] = distance[i] >= 0;
