@@ -14,11 +14,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import inet.ipaddr.IPAddressString;
+
 import org.neo4j.batchimport.api.Configuration;
 import org.neo4j.batchimport.api.IndexConfig;
 import org.neo4j.batchimport.api.Monitor;
 import org.neo4j.batchimport.api.input.Collector;
 import org.neo4j.configuration.Config;
+import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
@@ -373,11 +376,30 @@ final class GraphBuilder {
                                            Map<Setting<?>, Object> extra) {
         return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
             .setConfig(commonSettings(logsDir))
+            .setConfig(readOnlySettings())
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
             .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
             .setConfig(extra)
             .setUserLogProvider(userLog)
             .build();
+    }
+
+    /**
+     * What every started DBMS of a store runs with, for queries and {@code serve} alike: the graph is derived data
+     * (rebuilt from the snapshot files by the importer, never written through Cypher), so its database is read-only
+     * ({@code server.databases.default_to_read_only}: a {@code CREATE} or {@code SET} is refused, over Bolt and
+     * HTTP too, and the graph keeps matching the catalog); {@code LOAD CSV} reads no file
+     * ({@code dbms.security.allow_csv_import_from_file_urls=false}) and fetches no URL (every IPv4 and IPv6 address
+     * in {@code internal.dbms.cypher_ip_blocklist}). The system database, which Neo4j writes on its first start, stays
+     * writable (the setting covers user databases only).
+     */
+    static Map<Setting<?>, Object> readOnlySettings() {
+        Map<Setting<?>, Object> settings = new HashMap<>();
+        settings.put(GraphDatabaseSettings.read_only_database_default, true);
+        settings.put(GraphDatabaseSettings.allow_file_urls, false);
+        settings.put(GraphDatabaseInternalSettings.cypher_ip_blocklist,
+            List.of(new IPAddressString("0.0.0.0/0"), new IPAddressString("::/0")));
+        return settings;
     }
 
     /** The address the Bolt and HTTP connectors of {@link #serverSettings} listen on: loopback only. */
