@@ -25,14 +25,17 @@ import picocli.CommandLine.Option;
 /**
  * {@code heapload serve}: opens a store and serves its graph over Bolt and HTTP on 127.0.0.1, with Neo4j Browser
  * on {@code http://localhost:HTTP-PORT/browser/}, until Ctrl-C (or SIGTERM), which shuts Neo4j down and releases
- * the store. Authentication is disabled; the server listens on the loopback address only. The store stays locked
- * while serving, so a concurrent load into the same store fails with "in use by another heapload process".
+ * the store. The server listens on the loopback address only, serves the graph read-only and reads no file or URL;
+ * clients log in with a random password made for this run (printed once, and in {@code DIR/serving.password}, mode
+ * 0600), unless {@code --no-auth}. The store stays locked while serving, so a concurrent load into the same store
+ * fails with "in use by another heapload process".
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Serves the store's graph on 127.0.0.1 (Neo4j Browser, Bolt, HTTP) until Ctrl-C.",
         "Neo4j Browser on http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for",
-        "cypher-shell and drivers. Listens on 127.0.0.1 only; authentication is disabled.",
+        "cypher-shell and drivers. Listens on 127.0.0.1 only, read-only; log in as user neo4j with",
+        "the password printed at start (also in DIR/serving.password, readable by you only).",
         "",
         "Example: heapload serve --db heapload-db"})
 final class ServeCommand implements Callable<Integer> {
@@ -51,6 +54,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7474",
         description = "HTTP port on 127.0.0.1, for Neo4j Browser (default: ${DEFAULT-VALUE}).")
     int httpPort;
+
+    @Option(names = "--no-auth",
+        description = "No login: every program on this machine can read the graph while it runs (still read-only).")
+    boolean noAuth;
 
     /** Only to refuse it with a clear usage error: serve runs its own server on the embedded store. */
     @Option(names = "--uri", hidden = true, paramLabel = "URI")
@@ -86,12 +93,13 @@ final class ServeCommand implements Callable<Integer> {
             if (snapshots.isEmpty()) {
                 throw new IOException("store " + dir + " holds no snapshots; load a dump first: heapload --db " + db + " FILE");
             }
+            String password = noAuth ? null : newPassword();
             signal = new StopSignal(); // before Neo4j starts: Ctrl-C during the start also closes the store cleanly
             out.println("Starting Neo4j on store " + dir + " ...");
             out.flush();
             GraphDatabaseService database;
             try {
-                database = store.serve(boltPort, httpPort);
+                database = store.serve(boltPort, httpPort, password);
             } catch (PortInUseException e) {
                 String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
                     : "--bolt-port or --http-port";
@@ -99,7 +107,7 @@ final class ServeCommand implements Callable<Integer> {
                     + option, e);
             }
             if (!signal.requested()) {
-                printWelcome(out, dir, snapshots);
+                printWelcome(out, dir, snapshots, password);
                 out.flush();
                 planSavedQueries(database, out);
             }
@@ -149,19 +157,39 @@ final class ServeCommand implements Callable<Integer> {
         planner.start();
     }
 
-    private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots) {
+    /** A password for one run of serve: 24 random bytes (192 bits), base64url without padding (32 characters). */
+    static String newPassword() {
+        byte[] bytes = new byte[24];
+        new java.security.SecureRandom().nextBytes(bytes);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots, String password) {
         String bolt = "bolt://localhost:" + boltPort;
         out.println("Serving " + dir + ": " + snapshots.stream()
             .map(s -> String.format(Locale.ROOT, "%s (%,d objects)", s.id(), s.objectCount()))
             .collect(Collectors.joining(", ")));
         out.println();
-        out.println("  Neo4j Browser  " + browserUrl(httpPort));
-        out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
-        out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
+        if (password == null) {
+            out.println("  Neo4j Browser  " + browserUrl(httpPort));
+            out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
+            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
+        } else {
+            out.println("  Neo4j Browser  " + browserUrl(httpPort, boltPort));
+            out.println("                 (user " + GraphStore.SERVED_USER + " is filled in; paste the password)");
+            out.println("  Password       " + password + "   (for this run only; also in "
+                + dir.resolve(GraphStore.SERVING_PASSWORD) + ")");
+            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u " + GraphStore.SERVED_USER
+                + " -p \"$(cat " + dir.resolve(GraphStore.SERVING_PASSWORD) + ")\")");
+        }
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
-        out.println("Authentication is disabled: the server listens on 127.0.0.1 only, but every local user and");
-        out.println("program can read and change the graph while it runs.");
+        if (password == null) {
+            out.println("Authentication is disabled (--no-auth): the server listens on 127.0.0.1 only, but every local");
+            out.println("user and program, and every web page open in a browser here, can read the graph while it runs.");
+        } else {
+            out.println("Read-only, on 127.0.0.1 only; clients log in as " + GraphStore.SERVED_USER + " with the password above.");
+        }
         out.println();
         out.println("Starter queries:");
         for (String line : starterQueries(snapshots.get(snapshots.size() - 1).id())) {
@@ -177,6 +205,16 @@ final class ServeCommand implements Callable<Integer> {
      */
     static String browserUrl(int httpPort) {
         return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
+    }
+
+    /**
+     * Browser's address with authentication: {@code dbms=neo4j://neo4j@localhost:BOLT} fills in the connect URL and
+     * the user. Browser 5.24 takes no password from its URL (it reads only the user name from {@code dbms}), so the
+     * password is pasted once per browser session.
+     */
+    static String browserUrl(int httpPort, int boltPort) {
+        return "http://localhost:" + httpPort + "/browser/?dbms=neo4j://" + GraphStore.SERVED_USER + "@localhost:"
+            + boltPort + "&preselectAuthMethod=NATIVE";
     }
 
     /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */

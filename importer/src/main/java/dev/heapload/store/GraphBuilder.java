@@ -36,6 +36,7 @@ import org.neo4j.internal.batchimport.ImportLogic;
 import org.neo4j.internal.batchimport.staging.ExecutionMonitors;
 import org.neo4j.internal.batchimport.store.BatchingNeoStores;
 import org.neo4j.io.ByteUnit;
+import org.neo4j.server.configuration.ServerSettings;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 import org.neo4j.io.layout.recordstorage.RecordDatabaseLayout;
 import org.neo4j.io.pagecache.context.CursorContext;
@@ -408,10 +409,14 @@ final class GraphBuilder {
     /**
      * Settings that make the embedded DBMS a local server: Bolt on {@code boltPort} and HTTP on {@code httpPort},
      * both on {@link #LOOPBACK} only (advertised as {@code localhost}, which Neo4j Browser uses to reach Bolt),
-     * HTTPS off, authentication off. The two Bolt shutdown waits are set to zero: with their defaults every
-     * shutdown waits 5 s per Bolt connector (10 s; shared/docs/neo4j-measurements.md §1).
+     * HTTPS off, authentication as {@code auth} says. The HTTP API's CORS header allows only Neo4j Browser's own
+     * origin ({@code http://localhost:httpPort}; Neo4j's default is {@code *}, which lets any web page the user opens
+     * read the graph). (Community Edition has no {@code dbms.setConfigValue}; its built-in {@code dbms.listConfig}
+     * cannot be unloaded: {@code dbms.security.procedures.allowlist} covers plugin procedures only.) The two Bolt
+     * shutdown waits are set to zero: with their defaults every shutdown waits 5 s per Bolt connector (10 s;
+     * shared/docs/neo4j-measurements.md §1).
      */
-    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort) {
+    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort, boolean auth) {
         Map<Setting<?>, Object> settings = new HashMap<>();
         settings.put(BoltConnector.enabled, true);
         settings.put(BoltConnector.listen_address, new SocketAddress(LOOPBACK, boltPort));
@@ -420,7 +425,8 @@ final class GraphBuilder {
         settings.put(HttpConnector.listen_address, new SocketAddress(LOOPBACK, httpPort));
         settings.put(HttpConnector.advertised_address, new SocketAddress("localhost", httpPort));
         settings.put(HttpsConnector.enabled, false);
-        settings.put(GraphDatabaseSettings.auth_enabled, false);
+        settings.put(GraphDatabaseSettings.auth_enabled, auth);
+        settings.put(ServerSettings.http_access_control_allow_origin, "http://localhost:" + httpPort);
         settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
         settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
         return settings;

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -90,6 +92,15 @@ public final class GraphStore implements AutoCloseable {
      * process and is ignored.
      */
     public static final String SERVING = "serving.properties";
+
+    /**
+     * The file {@link #serve(int, int, String)} writes the served password into (one line, the password; readable
+     * and writable by this user only, mode 0600), for {@code cypher-shell} and drivers: user {@link #SERVED_USER}.
+     */
+    public static final String SERVING_PASSWORD = "serving.password";
+
+    /** The user name of a served store with authentication: Neo4j's built-in user. */
+    public static final String SERVED_USER = "neo4j";
     static final String LOGS = "logs";
     static final String BUILDING = "graph.building-";
     static final String PENDING = ".pending-";
@@ -180,6 +191,7 @@ public final class GraphStore implements AutoCloseable {
             }
             // this process holds the lock, so nothing serves the store: a serving file is a killed server's
             Files.deleteIfExists(abs.resolve(SERVING));
+            Files.deleteIfExists(abs.resolve(SERVING_PASSWORD));
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
             try {
@@ -208,12 +220,12 @@ public final class GraphStore implements AutoCloseable {
             boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
             if (alive && bolt > 0 && bolt <= 65535) {
                 return new StoreInUseException("store " + abs + " is being served by heapload serve (pid " + pid
-                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid);
+                    + ", bolt://localhost:" + bolt + ")", abs, "bolt://localhost:" + bolt, pid);
             }
         } catch (IOException | RuntimeException e) {
             // no server, or a file being written: the plain message
         }
-        return new StoreInUseException(message, null, -1);
+        return new StoreInUseException(message, abs, null, -1);
     }
 
     /**
@@ -409,6 +421,21 @@ public final class GraphStore implements AutoCloseable {
      * @throws IOException        as {@link #database()}
      */
     public GraphDatabaseService serve(int boltPort, int httpPort) throws IOException {
+        return serve(boltPort, httpPort, null);
+    }
+
+    /**
+     * As {@link #serve(int, int)}, with authentication when {@code password} is not {@code null}: Bolt and HTTP
+     * clients (Neo4j Browser included) must log in as {@link #SERVED_USER} with {@code password}, which is set on
+     * the graph's system database once the DBMS has started (it replaces any earlier one), and written to
+     * {@link #SERVING_PASSWORD} (mode 0600) before {@link #SERVING}. Code in this process ({@link #database()}) needs
+     * no login. Either way the served database is read-only and reads no file or URL, and the HTTP API answers
+     * cross-origin requests only from Browser's own origin ({@code http://localhost:httpPort}).
+     *
+     * @param password the password, or {@code null} for no authentication (every local program can read the graph)
+     * @throws IOException as {@link #serve(int, int)}, or when the password file cannot be written
+     */
+    public GraphDatabaseService serve(int boltPort, int httpPort, String password) throws IOException {
         ensureOpen();
         if (boltPort == httpPort) {
             throw new IllegalArgumentException("Bolt and HTTP need different ports (both " + boltPort + ")");
@@ -417,10 +444,23 @@ public final class GraphStore implements AutoCloseable {
         for (int port : new int[] {boltPort, httpPort}) {
             PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
         }
-        serverSettings = GraphBuilder.serverSettings(boltPort, httpPort);
+        serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
         serverPorts = new int[] {boltPort, httpPort};
         try {
             GraphDatabaseService served = database();
+            Files.deleteIfExists(dir.resolve(SERVING_PASSWORD));
+            if (password != null) {
+                dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+                    "ALTER USER " + SERVED_USER + " SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
+                Path secret = dir.resolve(SERVING_PASSWORD);
+                Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
+                try {
+                    Files.createFile(secret, PosixFilePermissions.asFileAttribute(owner));
+                } catch (UnsupportedOperationException notPosix) {
+                    Files.createFile(secret);
+                }
+                Files.writeString(secret, password + "\n", StandardCharsets.UTF_8);
+            }
             Path tmp = dir.resolve(SERVING + ".tmp");
             Files.writeString(tmp, "pid=" + ProcessHandle.current().pid() + "\nbolt=" + boltPort + "\nhttp=" + httpPort
                 + "\n", StandardCharsets.UTF_8);
@@ -447,6 +487,7 @@ public final class GraphStore implements AutoCloseable {
             } finally {
                 if (serverPorts.length > 0) {
                     Files.deleteIfExists(dir.resolve(SERVING));
+                    Files.deleteIfExists(dir.resolve(SERVING_PASSWORD));
                 }
             }
         } finally {

@@ -14,11 +14,18 @@ public final class StoreInUseException extends IOException {
 
     private final transient String servedBoltUri;
     private final long servingPid;
+    private final transient java.nio.file.Path storeDirectory;
 
-    StoreInUseException(String message, String servedBoltUri, long servingPid) {
+    StoreInUseException(String message, java.nio.file.Path storeDirectory, String servedBoltUri, long servingPid) {
         super(message);
+        this.storeDirectory = storeDirectory;
         this.servedBoltUri = servedBoltUri;
         this.servingPid = servingPid;
+    }
+
+    /** The store's directory (absolute). */
+    public java.nio.file.Path storeDirectory() {
+        return storeDirectory;
     }
 
     /** {@code bolt://localhost:PORT} when {@code heapload serve} holds the store, else empty. */

@@ -128,6 +128,10 @@ public final class QueryRunner {
             return new QueryResult(columns, rows, truncated);
         } catch (QueryFailedException e) {
             throw e;
+        } catch (org.neo4j.graphdb.WriteOperationsNotAllowedException e) {
+            // the database is read-only (every store's DBMS is): refused before anything ran
+            throw new QueryFailedException("query '" + query.name() + "' would change the graph; queries are "
+                + "read-only (nothing was changed)");
         } catch (RuntimeException e) {
             throw new QueryFailedException(failure(query, e, timeout));
         }

@@ -11,7 +11,7 @@ import org.neo4j.driver.summary.ResultSummary;
 
 /**
  * Not a test: times every saved query over Bolt on a server holding snapshots 'before' and 'after' (README: the
- * 2.4M-object entity-system-large pair served by {@code heapload serve}). Usage: {@code BoltQueryBenchmark URI
+ * 2.4M-object entity-system-large pair served by {@code heapload serve --no-auth}). Usage: {@code BoltQueryBenchmark URI
  * [ADDRESS]}; prints per query, for its first and its second run, the server's time to the first row plus the time
  * to consume the rest (from the result summary) and the client's wall time, and the row count. No authentication.
  */
