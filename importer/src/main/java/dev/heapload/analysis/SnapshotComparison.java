@@ -31,10 +31,24 @@ import dev.heapload.model.HeapSnapshot;
  * @param reusedAddresses new objects whose address held another object in the baseline
  * @param leakGroups leak groups, largest first (new bytes, then objects, then head type, then path)
  * @param growth     objects present in both whose shallow size or strong out-degree grew, largest growth first
- *                   (size growth, then out-degree growth, then address text), at most {@link #GROWTH_ROWS}
+ *                   (size growth, then out-degree growth, then address text), at most {@link #GROWTH_ROWS}; empty
+ *                   for a cross-process pair (no object is known to be in both)
+ * @param sameObjects target objects that are baseline objects by the identity rule of {@link SnapshotDiff}
+ *                    (same address, type, category)
+ * @param crossProcess the pair looks like two processes (see {@link #isCrossProcess}): "new" is then decided by
+ *                     {@link RetentionPathMatch} (retention path, type, category), not by address
  */
 public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, long newBytes, long reusedAddresses,
-                                 List<LeakGroup> leakGroups, List<Growth> growth) {
+                                 List<LeakGroup> leakGroups, List<Growth> growth, long sameObjects,
+                                 boolean crossProcess) {
+
+    /**
+     * A pair is taken to come from two processes when under this share of the baseline's objects are found in the
+     * target by address (with the same type and category) and none of the target's roots is: two runs of a program
+     * place their heaps elsewhere (ASLR), while within one process most objects of a baseline outlive it and the
+     * roots (registry, main thread) never move. (A real pair of one process shares 70-100 % on the shared dumps.)
+     */
+    public static final double CROSS_PROCESS_SHARE = 0.10;
 
     /**
      * Heads held by one object under at least this many distinct reference names (with the same reference kind
@@ -101,7 +115,14 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
     public static SnapshotComparison compute(HeapSnapshot baseline, HeapSnapshot target, HeapAnalysis targetAnalysis) {
         SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
         int n = target.objectCount();
-        boolean[] isNew = diff.isNew();
+        long same = n - diff.newCount();
+        boolean crossProcess = isCrossProcess(baseline, target, diff) && baseline.analysis() != null;
+        boolean[] isNew = crossProcess
+            ? RetentionPathMatch.newObjects(baseline, baseline.analysis(), target, targetAnalysis) : diff.isNew();
+        long newCount = 0;
+        for (boolean b : isNew) {
+            newCount += b ? 1 : 0;
+        }
         boolean[] reachable = targetAnalysis.reachable();
 
         IntObjectHashMap<long[]> byKey = new IntObjectHashMap<>();
@@ -125,7 +146,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 b[4]++;
                 b[5] += size;
             }
-            if (diff.sameAddress()[o] >= 0) {
+            if (!crossProcess && diff.sameAddress()[o] >= 0) {
                 b[6]++;
             }
         }
@@ -135,8 +156,32 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         buckets.sort(Comparator.comparing(NewBucket::type).thenComparingInt(NewBucket::category));
 
-        return new SnapshotComparison(List.copyOf(buckets), diff.newCount(), newBytes, diff.reusedAddresses(),
-            leakGroups(target, targetAnalysis, isNew), growth(baseline, target, targetAnalysis, diff));
+        return new SnapshotComparison(List.copyOf(buckets), newCount, newBytes, crossProcess ? 0 : diff.reusedAddresses(),
+            leakGroups(target, targetAnalysis, isNew), crossProcess ? List.of() : growth(baseline, target, targetAnalysis, diff),
+            same, crossProcess);
+    }
+
+    /**
+     * Whether {@code baseline} and {@code target} look like snapshots of two processes: under
+     * {@link #CROSS_PROCESS_SHARE} of the baseline's objects are in the target by the identity rule, and no root
+     * object of the target is.
+     */
+    public static boolean isCrossProcess(HeapSnapshot baseline, HeapSnapshot target, SnapshotDiff diff) {
+        if (baseline.objectCount() == 0 || target.objectCount() == 0) {
+            return false;
+        }
+        for (HeapSnapshot.GcRoot root : target.roots()) {
+            if (root.object() >= 0 && !diff.isNew()[root.object()]) {
+                return false;
+            }
+        }
+        long same = target.objectCount() - diff.newCount();
+        return same < CROSS_PROCESS_SHARE * baseline.objectCount();
+    }
+
+    /** As {@link #isCrossProcess(HeapSnapshot, HeapSnapshot, SnapshotDiff)}, comparing the two first. */
+    public static boolean isCrossProcess(HeapSnapshot baseline, HeapSnapshot target) {
+        return isCrossProcess(baseline, target, SnapshotDiff.compare(baseline, target));
     }
 
     private static List<LeakGroup> leakGroups(HeapSnapshot target, HeapAnalysis analysis, boolean[] isNew) {

@@ -1,0 +1,202 @@
+package dev.heapload.analysis;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
+
+import dev.heapload.model.HeapSnapshot;
+
+/**
+ * Which objects of a target snapshot are new relative to a baseline snapshot of <em>another process</em> (two
+ * runs of one program: addresses differ, ASLR), matched by what survives a restart instead of by address: the
+ * retention path, type and memory category.
+ *
+ * <p>Each object gets a path key: for a root, its root name, type and category; for any other reachable object,
+ * its retention parent's key, the last hop's label (the reference's name, or {@code [kind]}) and its own type and
+ * category. A hop into a table that holds {@link SnapshotComparison#MAP_KEYS} or more children of one type under
+ * one reference kind, each under another name, is labelled {@code [kind]}: the names are a map's keys (ids, URLs),
+ * which differ from run to run (the same rule as the leak groups' last hop). Unreachable objects are keyed by type
+ * and category alone. Where the target has more objects under a key than the baseline, that many of them are new:
+ * first those whose retention parent is new (so a new subtree is new as a whole and has one head), then the rest in
+ * object order. So per path, {@code new = max(0, target - baseline)}: a per-path aggregate diff, which the leak
+ * groups of {@link SnapshotComparison} then rank.
+ *
+ * <p>Keys are 64-bit hashes (collisions between two paths are possible in principle and would merge their
+ * counts). Linear in objects plus references; no recursion (objects are taken in order of their distance from the
+ * roots, so a parent's key exists before its children's).
+ */
+public final class RetentionPathMatch {
+
+    private RetentionPathMatch() {
+    }
+
+    /**
+     * Per target object id: whether it is new, by path-key counts (see the class comment).
+     *
+     * @param baseline         the earlier snapshot (another process)
+     * @param baselineAnalysis its analysis
+     * @param target           the later snapshot
+     * @param targetAnalysis   its analysis
+     * @return {@code isNew} per target object
+     */
+    public static boolean[] newObjects(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
+                                       HeapAnalysis targetAnalysis) {
+        long[] baselineKeys = keys(baseline, baselineAnalysis);
+        LongIntHashMap remaining = new LongIntHashMap();
+        long[] targetKeys = keys(target, targetAnalysis);
+        for (long k : targetKeys) {
+            remaining.addToValue(k, 1);
+        }
+        for (long k : baselineKeys) {
+            remaining.addToValue(k, -1);
+        }
+        int n = target.objectCount();
+        int[] order = byDistance(targetAnalysis, n);
+        int[] parent = parents(target, targetAnalysis);
+        boolean[] isNew = new boolean[n];
+        int start = 0;
+        while (start < n) {
+            int level = targetAnalysis.distance()[order[start]];
+            int end = start;
+            while (end < n && targetAnalysis.distance()[order[end]] == level) {
+                end++;
+            }
+            // objects of one key are all at one distance: children of new parents take the excess first
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = start; i < end; i++) {
+                    int o = order[i];
+                    boolean newParent = parent[o] >= 0 && isNew[parent[o]];
+                    if (isNew[o] || newParent != (pass == 0)) {
+                        continue;
+                    }
+                    if (remaining.get(targetKeys[o]) > 0) {
+                        remaining.addToValue(targetKeys[o], -1);
+                        isNew[o] = true;
+                    }
+                }
+            }
+            start = end;
+        }
+        return isNew;
+    }
+
+    /** Object ids in order of distance from the roots; unreachable ones (distance -1) first. */
+    private static int[] byDistance(HeapAnalysis analysis, int n) {
+        int max = -1;
+        for (int o = 0; o < n; o++) {
+            max = Math.max(max, analysis.distance()[o]);
+        }
+        int[] start = new int[max + 3];
+        for (int o = 0; o < n; o++) {
+            start[analysis.distance()[o] + 2]++;
+        }
+        for (int d = 1; d < start.length; d++) {
+            start[d] += start[d - 1];
+        }
+        int[] order = new int[n];
+        for (int o = 0; o < n; o++) {
+            order[start[analysis.distance()[o] + 1]++] = o;
+        }
+        return order;
+    }
+
+    private static int[] parents(HeapSnapshot s, HeapAnalysis analysis) {
+        int[] parent = new int[s.objectCount()];
+        for (int o = 0; o < parent.length; o++) {
+            int r = analysis.retainedBy()[o];
+            parent[o] = r < 0 ? -1 : s.referenceSource(r);
+        }
+        return parent;
+    }
+
+    /** The path key of every object of {@code s}. */
+    static long[] keys(HeapSnapshot s, HeapAnalysis analysis) {
+        int n = s.objectCount();
+        int[] parent = parents(s, analysis);
+        boolean[] mapEntry = mapEntries(s, analysis, parent);
+        long[] typeHash = new long[s.typeNames().size()];
+        for (int t = 0; t < typeHash.length; t++) {
+            typeHash[t] = s.typeNames().get(t).hashCode();
+        }
+        long[] key = new long[n];
+        for (int o : byDistance(analysis, n)) {
+            long own = mix(typeHash[s.typeId(o)], s.category(o));
+            if (!analysis.reachable()[o]) {
+                key[o] = mix(0x756e72656163684cL, own); // "unreachL": type and category only
+            } else if (parent[o] < 0) {
+                int root = analysis.rootOf()[o];
+                String name = root >= 0 ? s.roots().get(root).name() : null;
+                key[o] = mix(mix(0x726f6f74L, name == null ? 0 : name.hashCode()), own);
+            } else {
+                int r = analysis.retainedBy()[o];
+                String name = s.referenceName(r);
+                long label = mapEntry[o] || name == null ? mix(0x6b696e64L, s.referenceKind(r).hashCode())
+                    : mix(0x6e616d65L, name.hashCode());
+                key[o] = mix(mix(key[parent[o]], label), own);
+            }
+        }
+        return key;
+    }
+
+    /**
+     * Per object: whether its retention hop is a map entry, i.e. its parent holds {@link SnapshotComparison#MAP_KEYS}
+     * or more children of its type under its reference kind by distinct names.
+     */
+    private static boolean[] mapEntries(HeapSnapshot s, HeapAnalysis analysis, int[] parent) {
+        int n = s.objectCount();
+        // children per parent, in compressed rows
+        int[] first = new int[n + 1];
+        for (int o = 0; o < n; o++) {
+            if (parent[o] >= 0) {
+                first[parent[o] + 1]++;
+            }
+        }
+        for (int p = 0; p < n; p++) {
+            first[p + 1] += first[p];
+        }
+        int[] children = new int[first[n]];
+        int[] fill = first.clone();
+        for (int o = 0; o < n; o++) {
+            if (parent[o] >= 0) {
+                children[fill[parent[o]]++] = o;
+            }
+        }
+        boolean[] mapEntry = new boolean[n];
+        Map<Long, Set<String>> names = new HashMap<>();
+        for (int p = 0; p < n; p++) {
+            if (first[p + 1] - first[p] < SnapshotComparison.MAP_KEYS) {
+                continue;
+            }
+            names.clear();
+            for (int i = first[p]; i < first[p + 1]; i++) {
+                int c = children[i];
+                int r = analysis.retainedBy()[c];
+                String name = s.referenceName(r);
+                if (name != null) {
+                    names.computeIfAbsent(group(s, r, c), k -> new HashSet<>()).add(name);
+                }
+            }
+            for (int i = first[p]; i < first[p + 1]; i++) {
+                int c = children[i];
+                Set<String> distinct = names.get(group(s, analysis.retainedBy()[c], c));
+                mapEntry[c] = distinct != null && distinct.size() >= SnapshotComparison.MAP_KEYS;
+            }
+        }
+        return mapEntry;
+    }
+
+    private static long group(HeapSnapshot s, int reference, int child) {
+        return ((long) s.referenceKindId(reference) << 32) | s.typeId(child);
+    }
+
+    /** A 64-bit mix of two values (splitmix64's finaliser over their combination). */
+    private static long mix(long a, long b) {
+        long z = a * 0x9E3779B97F4A7C15L + b;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
