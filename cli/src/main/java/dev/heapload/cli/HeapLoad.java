@@ -118,6 +118,7 @@ public final class HeapLoad implements Callable<Integer> {
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
+                printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
                 var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
@@ -134,6 +135,19 @@ public final class HeapLoad implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * One line before the leak answer when the pair looks like two processes
+     * ({@link dev.heapload.analysis.SnapshotComparison#isCrossProcess}): the comparison is then by retention path.
+     */
+    private static void printCrossProcess(HeapSnapshot baseline, HeapSnapshot target, PrintStream out) {
+        var diff = dev.heapload.analysis.SnapshotDiff.compare(baseline, target);
+        if (dev.heapload.analysis.SnapshotComparison.isCrossProcess(baseline, target, diff)) {
+            out.printf(java.util.Locale.ROOT, "cross-process pair: %,d of the %,d objects of %s are in %s at the same "
+                    + "address, no root is (two runs?): compared by retention path, type and memory category instead%n",
+                target.objectCount() - diff.newCount(), baseline.objectCount(), baseline.info().id(), target.info().id());
+        }
     }
 
     /**
@@ -260,6 +274,7 @@ public final class HeapLoad implements Callable<Integer> {
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
+                printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
                 var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
