@@ -51,9 +51,15 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param newRetainedBytes  retained bytes of the heads of those groups
      * @param leakGroups        number of leak groups that are not known leaks
      * @param knownLeakGroups   number of groups that are known leaks
+     * @param crossProcess      the pair looked like two processes (almost no address shared, no root): new objects
+     *                          were decided by retention path, type and category ({@code SnapshotComparison})
      */
     record Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
-                    long newRetainedBytes, int leakGroups, int knownLeakGroups) {
+                    long newRetainedBytes, int leakGroups, int knownLeakGroups, boolean crossProcess) {
+
+        /** The one line the reports show for a cross-process pair. */
+        static final String CROSS_PROCESS = "Cross-process pair: the snapshots share almost no addresses and no root "
+            + "(two runs?); new objects are counted per retention path, type and memory category.";
     }
 
     /**

@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
 
 import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.analysis.ReachabilityTree;
-import dev.heapload.analysis.SnapshotDiff;
+import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
@@ -173,7 +173,7 @@ final class ReportCommand implements Callable<Integer> {
             try (RemoteGraphStore remote = bolt.connect()) {
                 SavedQueryRunner runner = SavedQueryRunner.on(remote, timeout);
                 report = build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
-                    "the icicle graph needs the heap models of the embedded store (--db); not available over --uri");
+                    "the icicle graph needs the heap models of the embedded store (--db); not available over --uri", false);
             }
         } else {
             if (byIds && !GraphStore.isStore(db)) {
@@ -195,10 +195,10 @@ final class ReportCommand implements Callable<Integer> {
                     b = ids.get(0);
                     t = ids.get(1);
                 }
-                String svg = icicle(store, b, t);
+                Icicle icicle = icicle(store, b, t);
                 SavedQueryRunner runner = SavedQueryRunner.on(store, timeout);
-                report = build(definition, library, runner, b, t, known, previousGroups, gates, svg,
-                    "no new reachable objects: nothing to draw");
+                report = build(definition, library, runner, b, t, known, previousGroups, gates, icicle.svg(),
+                    "no new reachable objects: nothing to draw", icicle.crossProcess());
             }
         }
         Files.createDirectories(out);
@@ -320,29 +320,40 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     /**
-     * The icicle graph ({@link ReachabilityTree}, {@link IcicleSvg}) of the target's objects that are new relative to
-     * the baseline, from the stored heap models; {@code null} when nothing is new and reachable.
+     * The icicle graph of a pair, and whether the pair looked like two processes.
+     *
+     * @param svg          the SVG element, or {@code null} when nothing is new and reachable
+     * @param crossProcess {@link SnapshotComparison#isCrossProcess}: "new" was decided by retention path
      */
-    static String icicle(GraphStore store, String baseline, String target) throws IOException {
+    record Icicle(String svg, boolean crossProcess) {
+    }
+
+    /**
+     * The icicle graph ({@link ReachabilityTree}, {@link IcicleSvg}) of the target's objects that are new relative to
+     * the baseline ({@link SnapshotComparison#newObjects}: by retention path for a cross-process pair), from the
+     * stored heap models.
+     */
+    static Icicle icicle(GraphStore store, String baseline, String target) throws IOException {
         HeapSnapshot b = store.model(baseline);
         HeapSnapshot t = store.model(target);
-        boolean[] isNew = SnapshotDiff.compare(b, t).isNew();
+        boolean crossProcess = SnapshotComparison.isCrossProcess(b, t);
+        boolean[] isNew = SnapshotComparison.newObjects(b, t);
         b = null;
         ReachabilityTree.Node root = ReachabilityTree.build(t, o -> isNew[o], ReachabilityTree.Split.NONE);
         if (root.total() == 0) {
-            return null;
+            return new Icicle(null, crossProcess);
         }
         StringWriter w = new StringWriter();
         // at most ICICLE_BOXES boxes (about 300 bytes each), so the page stays small on large heaps
-        IcicleSvg.write(root, "new in " + target + " relative to " + baseline, w, false,
-            IcicleSvg.minWidthFor(root, ICICLE_BOXES));
-        return w.toString();
+        IcicleSvg.write(root, "new in " + target + " relative to " + baseline + (crossProcess ? " (by retention path)" : ""),
+            w, false, IcicleSvg.minWidthFor(root, ICICLE_BOXES));
+        return new Icicle(w.toString(), crossProcess);
     }
 
     /** Runs the queries and assembles the report. */
     static LeakReport build(ReportDefinition def, QueryLibrary library, SavedQueryRunner runner, String baseline, String target,
                             KnownLeaks known, List<LeakReport.Resolved> previousGroups, List<Gate> gates, String icicleSvg,
-                            String icicleNote) throws QueryFailedException, IOException {
+                            String icicleNote, boolean crossProcess) throws QueryFailedException, IOException {
         LeakReport.Snapshot b = snapshot(library, runner, baseline);
         LeakReport.Snapshot t = snapshot(library, runner, target);
         QueryResult newObjects = runner.run(library.get("new-objects"), Map.of("baseline", baseline, "target", target));
@@ -384,7 +395,7 @@ final class ReportCommand implements Callable<Integer> {
             }
         }
         LeakReport.Headline headline = new LeakReport.Headline(t.vm(), newCount, newBytes, reused, lo, lb, lr, unknown,
-            groups.size() - unknown);
+            groups.size() - unknown, crossProcess);
         List<LeakReport.Section> sections = new ArrayList<>();
         for (ReportDefinition.Section s : def.sections()) {
             if (s.what().equals("@history")) {

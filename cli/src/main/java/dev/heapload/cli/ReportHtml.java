@@ -112,6 +112,9 @@ final class ReportHtml {
 
     private static void headline(StringBuilder b, LeakReport r) {
         LeakReport.Headline hl = r.headline();
+        if (hl.crossProcess()) {
+            b.append("<p class=\"notice\">").append(h(LeakReport.Headline.CROSS_PROCESS)).append("</p>\n");
+        }
         b.append("<div class=\"numbers\">\n");
         number(b, "new objects", hl.newObjects(), "reachable or not; " + String.format(Locale.ROOT, "%,d", hl.reusedAddresses())
             + " at reused addresses");

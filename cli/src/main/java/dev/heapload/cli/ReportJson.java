@@ -56,6 +56,7 @@ final class ReportJson {
         head.put("newRetainedBytes", h.newRetainedBytes());
         head.put("leakGroups", h.leakGroups());
         head.put("knownLeakGroups", h.knownLeakGroups());
+        head.put("crossProcess", h.crossProcess());
         m.put("headline", head);
         m.put("passed", r.passed());
         List<Object> gates = new ArrayList<>();

@@ -30,6 +30,9 @@ final class ReportMarkdown {
             }
             b.append('\n');
         }
+        if (hl.crossProcess()) {
+            b.append(LeakReport.Headline.CROSS_PROCESS).append("\n\n");
+        }
         b.append("| VM | new objects | new bytes | new retained bytes | leak groups | known |\n");
         b.append("|---|---:|---:|---:|---:|---:|\n");
         b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %,d |%n%n", text(hl.vm()), hl.newObjects(),

@@ -46,11 +46,28 @@ class CrossProcessCommandTest {
         assertTrue(r.out().contains(" path:\n      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
             + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n  group 2:"), r.out());
 
+        // the report says so too, and its groups are the same
+        Path out = tmp.resolve("report");
+        HeapLoadCommandTest.Run report = HeapLoadCommandTest.run("report", "--db", tmp.resolve("db").toString(),
+            "--out", out.toString(), "--baseline-id", "before", "--target-id", "other", "--format", "md,json,html");
+        assertEquals(0, report.code(), report.err());
+        String md = Files.readString(out.resolve("report.md"));
+        assertTrue(md.contains("\n" + LeakReport.Headline.CROSS_PROCESS + "\n"), md);
+        assertTrue(Files.readString(out.resolve("report.html")).contains("<p class=\"notice\">Cross-process pair: "));
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("report.json").toFile());
+        assertTrue(json.get("headline").get("crossProcess").asBoolean());
+        assertEquals(19_608, json.get("leakGroups").get(0).get("newBytes").asLong());
+        assertEquals(188, json.get("headline").get("newObjects").asLong());
+
         // the same pair from one process says nothing of the kind
         HeapLoadCommandTest.Run same = HeapLoadCommandTest.run("--no-progress", "--db", tmp.resolve("db2").toString(),
             dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
         assertEquals(0, same.code(), same.err());
         assertFalse(same.out().contains("cross-process"), same.out());
         assertTrue(same.out().contains("leaks: after relative to before: 186 new reachable objects, 22,099 bytes"), same.out());
+        HeapLoadCommandTest.Run sameReport = HeapLoadCommandTest.run("report", "--db", tmp.resolve("db2").toString(),
+            "--out", tmp.resolve("report2").toString(), "--baseline-id", "before", "--target-id", "after", "--format", "md");
+        assertEquals(0, sameReport.code(), sameReport.err());
+        assertFalse(Files.readString(tmp.resolve("report2").resolve("report.md")).contains("Cross-process"));
     }
 }

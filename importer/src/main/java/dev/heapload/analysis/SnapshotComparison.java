@@ -179,6 +179,18 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         return same < CROSS_PROCESS_SHARE * baseline.objectCount();
     }
 
+    /**
+     * The target objects {@link #compute} counts as new: by the identity rule of {@link SnapshotDiff}, or for a
+     * cross-process pair by {@link RetentionPathMatch} (both snapshots need their analysis attached for that).
+     */
+    public static boolean[] newObjects(HeapSnapshot baseline, HeapSnapshot target) {
+        SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
+        if (isCrossProcess(baseline, target, diff) && baseline.analysis() != null && target.analysis() != null) {
+            return RetentionPathMatch.newObjects(baseline, baseline.analysis(), target, target.analysis());
+        }
+        return diff.isNew();
+    }
+
     /** As {@link #isCrossProcess(HeapSnapshot, HeapSnapshot, SnapshotDiff)}, comparing the two first. */
     public static boolean isCrossProcess(HeapSnapshot baseline, HeapSnapshot target) {
         return isCrossProcess(baseline, target, SnapshotDiff.compare(baseline, target));
