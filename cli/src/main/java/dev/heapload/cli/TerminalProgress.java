@@ -33,9 +33,18 @@ final class TerminalProgress implements Progress {
         this.enabled = enabled;
     }
 
+    /** The phase most recently started by any instance, for the out-of-memory message; null before the first. */
+    private static volatile String lastPhase;
+
+    /** The phase most recently started (by any instance), or {@code null}. */
+    static String lastPhase() {
+        return lastPhase;
+    }
+
     @Override
     public void start(String phase, long total, String unit) {
         end();
+        lastPhase = phase;
         this.phase = phase;
         this.total = total;
         this.unit = unit;
