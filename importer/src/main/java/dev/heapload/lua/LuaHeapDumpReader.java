@@ -215,8 +215,12 @@ public final class LuaHeapDumpReader {
             boolean formatSeen = false;
             boolean objectsSeen = false;
             Map<String, Object> roots = null;
+            dev.heapload.io.SeenNames members = new dev.heapload.io.SeenNames();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!members.add(field)) {
+                    throw error("not a Lua heap snapshot: a second top-level \"" + field + "\" member");
+                }
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "format" -> {
@@ -328,6 +332,9 @@ public final class LuaHeapDumpReader {
             rFlag.add(flag);
         }
 
+        /** The current record's field names. */
+        private final dev.heapload.io.SeenNames fields = new dev.heapload.io.SeenNames();
+
         private void readRecord(String id) throws IOException {
             rTarget.clear();
             rKind.clear();
@@ -343,8 +350,12 @@ public final class LuaHeapDumpReader {
             String label = null;
             String weak = null;
             String status = null;
+            fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
+                if (!fields.add(f)) {
+                    throw error("record " + id + " has a second \"" + f + "\" field");
+                }
                 JsonToken t = p.nextToken();
                 switch (f) {
                     case "type" -> type = p.getText();

@@ -28,6 +28,7 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 import dev.heapload.io.DumpInput;
 import dev.heapload.io.InputLimits;
+import dev.heapload.io.SeenNames;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.HeapSnapshotBuilder;
@@ -233,6 +234,8 @@ public final class LuauDumpReader {
         private char[] addressChars = new char[32];
         private long recordOffset = -1;
         private String type;
+        /** The current record's field names. */
+        private final SeenNames fields = new SeenNames();
 
         Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
             this.file = file;
@@ -375,8 +378,12 @@ public final class LuauDumpReader {
                 throw fail("not a Luau heap dump: the top-level JSON value is " + describe(t)
                     + ", expected an object with \"objects\", \"roots\" and \"stats\"");
             }
+            SeenNames members = new SeenNames();
             while ((t = next()) == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!members.add(field)) {
+                    throw fail("not a Luau heap dump: a second top-level \"" + field + "\" member");
+                }
                 switch (field) {
                     case "objects" -> objects();
                     case "roots" -> roots();
@@ -449,8 +456,12 @@ public final class LuauDumpReader {
             pendingStack.clear();
             boolean stackPending = false;
             JsonToken t;
+            fields.clear();
             while ((t = next()) == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!fields.add(field)) {
+                    throw fail("the record of \"" + address + "\" has a second \"" + field + "\" field");
+                }
                 JsonToken v = next();
                 if (id < 0) {
                     switch (field) {
