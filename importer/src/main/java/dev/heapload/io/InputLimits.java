@@ -116,7 +116,7 @@ public final class InputLimits {
         } catch (EOFException e) {
             throw new DumpFormatException(file, 0, "not a complete gzip file (it ends inside the gzip header; truncated?)");
         } catch (ZipException e) {
-            throw new DumpFormatException(file, 0, "not a valid gzip file: " + e.getMessage());
+            throw new DumpFormatException(file, 0, "corrupt gzip data: " + e.getMessage());
         }
         return new BoundedGunzip(gz, file, gzipContentLimit(storedSize, isize), storedSize);
     }
@@ -148,7 +148,7 @@ public final class InputLimits {
             try {
                 n = in.read(b, off, (int) Math.min(len, Math.max(1, limit + 1 - count)));
             } catch (EOFException e) {
-                throw new DumpFormatException(file, count, "not a complete gzip file (the compressed data ends early; truncated?)");
+                throw new DumpFormatException(file, count, "unexpected end of gzip data (truncated file?)");
             } catch (ZipException e) {
                 throw new DumpFormatException(file, count, "corrupt gzip data: " + e.getMessage());
             }
