@@ -208,6 +208,14 @@ public final class HeapLoad implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
                     + id + "'; load them one at a time with --name");
             }
+            int bytes = GraphStore.snapshotFileNameBytes(id);
+            if (bytes > GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES) {
+                throw new CommandLine.ParameterException(spec.commandLine(), String.format(java.util.Locale.ROOT,
+                    "%s is too long for a file name: its snapshot file name would be %,d bytes, at most %d (letters, "
+                        + "digits, '-', '_' and '.' take 1 byte, every other UTF-8 byte 3, as %%XX)",
+                    name != null ? "--name" : "the snapshot id of " + file.getFileName() + " (give a shorter one with --name)",
+                    bytes, GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES));
+            }
             ids.add(id);
             if (!replace && exists.exists(id)) {
                 throw new SnapshotExistsException(id, place);
@@ -331,6 +339,9 @@ public final class HeapLoad implements Callable<Integer> {
                 return BAD_INPUT;
             });
             return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            err.println("heapload: " + oneLine(e));
+            return BAD_INPUT;
         } finally {
             System.out.flush();
             System.err.flush();
@@ -355,13 +366,28 @@ public final class HeapLoad implements Callable<Integer> {
             return msg + ": permission denied";
         }
         if (ex instanceof OutOfMemoryError) {
-            return "out of memory; raise the heap with HEAPLOAD_JAVA_OPTS=-Xmx…";
+            return outOfMemory();
         }
         if (msg == null || msg.isBlank()) {
             msg = ex.getClass().getSimpleName();
         }
         int nl = msg.indexOf('\n');
         return nl >= 0 ? msg.substring(0, nl) : msg;
+    }
+
+    /**
+     * The one line for an {@link OutOfMemoryError}: the phase it happened in ({@link TerminalProgress#lastPhase()}),
+     * the heap it had, that the store is unchanged (every store change is all-or-nothing) and how to give more.
+     */
+    static String outOfMemory() {
+        String phase = TerminalProgress.lastPhase();
+        long max = Runtime.getRuntime().maxMemory();
+        String xmx = System.getenv("HEAPLOAD_XMX");
+        return String.format(java.util.Locale.ROOT, "out of memory%s (Java heap %,d MiB%s); the store is as it was; "
+                + "raise the heap with HEAPLOAD_XMX, e.g. HEAPLOAD_XMX=%dm heapload …",
+            phase == null ? "" : " in phase '" + phase + "'", max >> 20,
+            xmx == null || xmx.isBlank() ? ", HEAPLOAD_XMX unset: default 1200m" : ", HEAPLOAD_XMX=" + xmx.strip(),
+            Math.max(2048, (max >> 20) * 2));
     }
 
     /** Entry point of the {@code heapload} launcher. */

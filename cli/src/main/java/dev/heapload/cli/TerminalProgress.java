@@ -27,6 +27,9 @@ final class TerminalProgress implements Progress {
     private long startNanos;
     private ProgressBar bar;
 
+    /** The phase most recently started by any instance, for the out-of-memory message; null before the first. */
+    private static volatile String lastPhase;
+
     /**
      * @param enabled draw bars (false: only time the phases)
      */
@@ -60,9 +63,15 @@ final class TerminalProgress implements Progress {
         return told != null ? Boolean.parseBoolean(told) : System.console() != null;
     }
 
+    /** The phase most recently started (by any instance), or {@code null}. */
+    static String lastPhase() {
+        return lastPhase;
+    }
+
     @Override
     public void start(String phase, long total, String unit) {
         end();
+        lastPhase = phase;
         this.phase = phase;
         this.total = total;
         this.unit = unit;

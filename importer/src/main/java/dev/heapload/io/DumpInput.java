@@ -12,7 +12,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.zip.GZIPInputStream;
 
 import dev.heapload.model.DumpFormatException;
 
@@ -41,7 +40,10 @@ public final class DumpInput implements Closeable {
     /**
      * Opens {@code file}.
      *
-     * @throws DumpFormatException when the file is missing, a directory or unreadable (one line naming it)
+     * @throws DumpFormatException when the file is missing, a directory, not a regular file (a pipe, a device),
+     *                             unreadable, or a gzip file whose header is incomplete (one line naming it); reading
+     *                             {@link #content()} throws it for truncated or corrupt gzip data and for content over
+     *                             {@link InputLimits#gzipContentLimit}
      */
     public static DumpInput open(Path file) throws IOException {
         String name = file.toString();
@@ -53,26 +55,67 @@ public final class DumpInput implements Closeable {
         int n = head.readNBytes(magic, 0, 2);
         head.unread(magic, 0, n);
         boolean gzip = n == 2 && magic[0] == (byte) 0x1f && magic[1] == (byte) 0x8b;
-        InputStream content = gzip ? new BufferedInputStream(new GZIPInputStream(head, 1 << 16), 1 << 16) : head;
+        InputStream content;
+        try {
+            content = gzip ? new BufferedInputStream(InputLimits.gunzip(head, name, size, statedGzipSize(file)), 1 << 16) : head;
+        } catch (IOException e) {
+            in.close();
+            throw e;
+        }
         return new DumpInput(name, stored, content, size, gzip);
     }
 
     /**
      * The file's bytes as stored (not decompressed), for readers that do their own decompression.
      *
-     * @throws DumpFormatException when the file is missing, a directory or unreadable (one line naming it)
+     * @throws DumpFormatException when the file is missing, a directory, not a regular file or unreadable (one line
+     *                             naming it)
      */
     public static InputStream openStored(Path file) throws IOException {
         String name = file.toString();
-        if (Files.isDirectory(file)) {
-            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
-        }
+        requireRegularFile(file);
         try {
             return Files.newInputStream(file);
         } catch (NoSuchFileException e) {
             throw new DumpFormatException(name, -1, "no such file");
         } catch (AccessDeniedException e) {
             throw new DumpFormatException(name, -1, "permission denied");
+        }
+    }
+
+    /**
+     * Refuses what is not a regular file, before anything opens it: a directory, and a pipe, FIFO, socket or device
+     * ({@code <(…)} process substitution gives a pipe {@code /dev/fd/N}): heapload reads a dump more than once (format
+     * detection reads its first 4 KiB, the reader all of it), which a pipe cannot give, and reading a FIFO without a
+     * writer would wait forever.
+     *
+     * @throws DumpFormatException one line naming the file
+     */
+    public static void requireRegularFile(Path file) throws DumpFormatException {
+        String name = file.toString();
+        if (Files.isDirectory(file)) {
+            throw new DumpFormatException(name, -1, "is a directory, not a dump file");
+        }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new DumpFormatException(name, -1, "not a regular file (a pipe, FIFO or device); heapload reads a dump "
+                + "more than once: save it to a file first");
+        }
+    }
+
+    /**
+     * A gzip file's stated content size: its last 4 bytes ({@code ISIZE}, the content's length modulo 2^32, RFC 1952
+     * §2.3.1), or -1 when the file is shorter than a gzip header and trailer or cannot be read.
+     */
+    public static long statedGzipSize(Path file) {
+        try (FileChannel ch = FileChannel.open(file)) {
+            long size = ch.size();
+            if (size < 18) {
+                return -1;
+            }
+            ByteBuffer tail = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+            return ch.read(tail, size - 4) == 4 ? Integer.toUnsignedLong(tail.getInt(0)) : -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
@@ -84,8 +127,6 @@ public final class DumpInput implements Closeable {
     public static byte[] peek(Path file, int max) throws IOException {
         try (DumpInput in = open(file)) {
             return in.content().readNBytes(max);
-        } catch (java.util.zip.ZipException e) {
-            return new byte[0];
         }
     }
 

@@ -29,8 +29,9 @@ public final class DumpReaders {
      * @param snapshotId id for the snapshot, or {@code null} for {@link #defaultSnapshotId(Path)}
      * @param progress   receives the {@code read} phase in bytes of the file
      * @return the snapshot
-     * @throws DumpFormatException when the file is missing, unreadable, or not a dump heapload can read
-     *                             (one-line message naming the file and byte offset)
+     * @throws DumpFormatException when the file is missing, unreadable, not a regular file (a pipe: see
+     *                             {@link DumpInput#requireRegularFile}), over a limit of {@link InputLimits}, or not
+     *                             a dump heapload can read (one-line message naming the file and byte offset)
      * @throws IOException         on an I/O failure while reading
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress) throws IOException {
@@ -74,9 +75,7 @@ public final class DumpReaders {
         if (!Files.exists(file)) {
             throw new DumpFormatException(file.toString(), -1, "no such file");
         }
-        if (Files.isDirectory(file)) {
-            throw new DumpFormatException(file.toString(), -1, "is a directory, not a dump file");
-        }
+        DumpInput.requireRegularFile(file);
         if (!Files.isReadable(file)) {
             throw new DumpFormatException(file.toString(), -1, "not readable (permission denied)");
         }

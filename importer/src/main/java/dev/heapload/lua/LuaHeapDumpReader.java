@@ -14,7 +14,6 @@ import java.util.Map;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
@@ -98,7 +97,7 @@ public final class LuaHeapDumpReader {
         // object ids are member names of "objects"; canonicalisation stays on: without it Jackson reads
         // through a char Reader, which is slower and reports no byte offsets
         .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
-        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+        .streamReadConstraints(dev.heapload.io.InputLimits.jsonConstraints())
         .build();
 
     private static final long STRING_ADDRESS_BASE = 1L << 62;
@@ -150,6 +149,8 @@ public final class LuaHeapDumpReader {
                 } catch (JsonEOFException e) {
                     throw new DumpFormatException(in.name(), p.currentLocation().getByteOffset(),
                         "unexpected end of input (truncated dump?)");
+                } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+                    throw dev.heapload.io.InputLimits.error(in.name(), p, e);
                 } catch (StreamReadException e) {
                     String msg = e.getOriginalMessage();
                     int nl = msg == null ? -1 : msg.indexOf('\n');
@@ -214,8 +215,12 @@ public final class LuaHeapDumpReader {
             boolean formatSeen = false;
             boolean objectsSeen = false;
             Map<String, Object> roots = null;
+            dev.heapload.io.SeenNames members = new dev.heapload.io.SeenNames();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!members.add(field)) {
+                    throw error("not a Lua heap snapshot: a second top-level \"" + field + "\" member");
+                }
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "format" -> {
@@ -327,6 +332,9 @@ public final class LuaHeapDumpReader {
             rFlag.add(flag);
         }
 
+        /** The current record's field names. */
+        private final dev.heapload.io.SeenNames fields = new dev.heapload.io.SeenNames();
+
         private void readRecord(String id) throws IOException {
             rTarget.clear();
             rKind.clear();
@@ -342,8 +350,12 @@ public final class LuaHeapDumpReader {
             String label = null;
             String weak = null;
             String status = null;
+            fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
+                if (!fields.add(f)) {
+                    throw error("record " + id + " has a second \"" + f + "\" field");
+                }
                 JsonToken t = p.nextToken();
                 switch (f) {
                     case "type" -> type = p.getText();

@@ -15,7 +15,6 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
@@ -61,7 +60,7 @@ public final class LuaSnapshotRawReader {
 
     private static final JsonFactory JSON = JsonFactory.builder()
         .disable(com.fasterxml.jackson.core.StreamReadFeature.AUTO_CLOSE_SOURCE) // the SHA-256 reads the rest
-        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+        .streamReadConstraints(dev.heapload.io.InputLimits.jsonConstraints())
         .build();
 
     private static final Pattern ADDRESS = Pattern.compile("(0x)?[0-9a-fA-F]+");
@@ -146,6 +145,8 @@ public final class LuaSnapshotRawReader {
                 }
             } catch (JsonEOFException e) {
                 throw new DumpFormatException(name, p.currentLocation().getByteOffset(), "unexpected end of input (truncated file?)");
+            } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+                throw dev.heapload.io.InputLimits.error(name, p, e);
             } catch (StreamReadException e) {
                 String msg = e.getOriginalMessage();
                 int nl = msg == null ? -1 : msg.indexOf('\n');
@@ -249,9 +250,15 @@ public final class LuaSnapshotRawReader {
             }
             i++;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
+            long start = i - 1;
             while (true) {
                 if (i >= s.length) {
                     throw error("unexpected end of input inside a string (truncated file?)");
+                }
+                if (out.size() > dev.heapload.io.InputLimits.MAX_STRING_CHARS) {
+                    i = (int) start;
+                    throw error("a string longer than " + String.format(java.util.Locale.ROOT, "%,d",
+                        dev.heapload.io.InputLimits.MAX_STRING_CHARS) + " characters (64 MiB, limit of heapload's readers)");
                 }
                 byte c = s[i++];
                 if (c == q) {

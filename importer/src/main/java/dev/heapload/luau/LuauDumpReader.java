@@ -19,7 +19,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 
@@ -27,6 +27,8 @@ import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 import dev.heapload.io.DumpInput;
+import dev.heapload.io.InputLimits;
+import dev.heapload.io.SeenNames;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.HeapSnapshotBuilder;
@@ -119,8 +121,9 @@ public final class LuauDumpReader {
         // field names are a small fixed vocabulary (addresses reach the parser as string values, see
         // LuauJsonRepair): canonicalised, they cost no String each; String.intern is not needed
         .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
-        // a string's data is written in full (a 1 GiB string is a 1 GiB line, spec §4)
-        .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+        // a string's data is written in full (a 1 GiB string is a 1 GiB line, spec §4): strings, names, numbers
+        // and nesting are bounded by InputLimits (64 Mi characters per string)
+        .streamReadConstraints(InputLimits.jsonConstraints())
         .build();
 
     static final String[] TYPES = {
@@ -176,7 +179,8 @@ public final class LuauDumpReader {
         long size = Files.size(file);
         Path fileName = file.getFileName();
         progress.start("read " + (fileName == null ? name : fileName.toString()), size, "B");
-        try (RepairedChunks chunks = new RepairedChunks(in, "luau-dump-reader", progress::step)) {
+        try (RepairedChunks chunks = new RepairedChunks(in, name, size, DumpInput.statedGzipSize(file),
+            "luau-dump-reader", progress::step)) {
             Parse parse = new Parse(name, chunks, progress, size);
             parse.expect(DumpInput.contentSizeHint(file));
             return parse.run(snapshotId);
@@ -230,6 +234,8 @@ public final class LuauDumpReader {
         private char[] addressChars = new char[32];
         private long recordOffset = -1;
         private String type;
+        /** The current record's field names. */
+        private final SeenNames fields = new SeenNames();
 
         Parse(String file, RepairedChunks chunks, Progress progress, long fileSize) throws IOException {
             this.file = file;
@@ -257,7 +263,12 @@ public final class LuauDumpReader {
         HeapSnapshot run(String snapshotId) throws IOException {
             try (JsonParser parser = JSON.createParser(chunks)) { // reads the first bytes
                 p = parser;
-                document();
+                try {
+                    document();
+                } catch (StreamConstraintsException e) {
+                    // here, not after the parser is closed: a closed parser's location is its buffer's end
+                    throw errorAt(p.currentLocation().getByteOffset(), InputLimits.reason(e));
+                }
             } catch (JsonEOFException e) {
                 throw error(e.getLocation(), "unexpected end of input (truncated dump?)");
             } catch (StreamReadException e) {
@@ -367,8 +378,12 @@ public final class LuauDumpReader {
                 throw fail("not a Luau heap dump: the top-level JSON value is " + describe(t)
                     + ", expected an object with \"objects\", \"roots\" and \"stats\"");
             }
+            SeenNames members = new SeenNames();
             while ((t = next()) == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!members.add(field)) {
+                    throw fail("not a Luau heap dump: a second top-level \"" + field + "\" member");
+                }
                 switch (field) {
                     case "objects" -> objects();
                     case "roots" -> roots();
@@ -441,8 +456,12 @@ public final class LuauDumpReader {
             pendingStack.clear();
             boolean stackPending = false;
             JsonToken t;
+            fields.clear();
             while ((t = next()) == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
+                if (!fields.add(field)) {
+                    throw fail("the record of \"" + address + "\" has a second \"" + field + "\" field");
+                }
                 JsonToken v = next();
                 if (id < 0) {
                     switch (field) {

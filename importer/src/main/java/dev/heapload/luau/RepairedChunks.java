@@ -7,9 +7,8 @@ import java.io.PushbackInputStream;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
-import java.util.zip.GZIPInputStream;
-
 import dev.heapload.io.DigestingInputStream;
+import dev.heapload.io.InputLimits;
 
 /**
  * Reads a dump file on a second thread (file bytes → SHA-256 and byte count → gunzip when the file
@@ -76,12 +75,22 @@ final class RepairedChunks extends InputStream {
     private boolean ended;
     private final LongConsumer onChunk;
 
+    private final String fileName;
+    private final long storedSize;
+    private final long statedSize;
+
     /**
-     * @param file    the dump file's bytes as stored; closed by this object
-     * @param onChunk called on the consumer thread with {@link #fileBytes()} whenever a chunk becomes current
+     * @param file       the dump file's bytes as stored; closed by this object
+     * @param fileName   the file's name for errors (gzip: {@link InputLimits#gunzip})
+     * @param storedSize the file's size in bytes
+     * @param statedSize a gzip file's stated content size ({@code ISIZE}), or -1
+     * @param onChunk    called on the consumer thread with {@link #fileBytes()} whenever a chunk becomes current
      */
-    RepairedChunks(InputStream file, String threadName, LongConsumer onChunk) {
+    RepairedChunks(InputStream file, String fileName, long storedSize, long statedSize, String threadName, LongConsumer onChunk) {
         this.file = file;
+        this.fileName = fileName;
+        this.storedSize = storedSize;
+        this.statedSize = statedSize;
         this.onChunk = onChunk;
         this.thread = new Thread(this::produce, threadName);
         this.thread.setDaemon(true);
@@ -217,7 +226,7 @@ final class RepairedChunks extends InputStream {
             }
             rest.unread(head, 0, n);
             boolean gzip = n == 2 && head[0] == (byte) 0x1f && head[1] == (byte) 0x8b;
-            r = new LuauJsonRepair(gzip ? new GZIPInputStream(rest, 1 << 16) : rest);
+            r = new LuauJsonRepair(gzip ? InputLimits.gunzip(rest, fileName, storedSize, statedSize) : rest);
             repair = r;
             while (!stopped) {
                 Chunk c = free.poll();

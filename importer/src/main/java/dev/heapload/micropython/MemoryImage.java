@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -183,55 +182,61 @@ public final class MemoryImage {
         Boolean little = null;
         List<Region> regions = new ArrayList<>();
         try (dev.heapload.io.DumpInput input = dev.heapload.io.DumpInput.open(json);
-             JsonParser p = new JsonFactory().createParser(input.content())) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
-                    "not a regions.json (expected a JSON object with \"regions\")");
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                JsonToken t = p.nextToken();
-                switch (field) {
-                    case "word_size" -> wordSize = p.getIntValue();
-                    case "little_endian" -> little = p.getBooleanValue();
-                    case "regions" -> {
-                        if (t != JsonToken.START_ARRAY) {
-                            throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
-                                "\"regions\" is not an array");
-                        }
-                        while (p.nextToken() == JsonToken.START_OBJECT) {
-                            long at = p.currentTokenLocation().getByteOffset();
-                            String file = null;
-                            String base = null;
-                            long size = -1;
-                            String contents = "";
-                            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                                String f = p.currentName();
-                                p.nextToken();
-                                switch (f) {
-                                    case "file" -> file = p.getText();
-                                    case "base" -> base = p.getText();
-                                    case "size" -> size = p.getLongValue();
-                                    case "contents" -> contents = p.getText();
-                                    default -> p.skipChildren();
-                                }
-                            }
-                            if (file == null || base == null) {
-                                throw new DumpFormatException(name, at, "region without \"file\" or \"base\"");
-                            }
-                            long baseValue = parseAddress(base, name, at);
-                            Path image = json.resolveSibling(file);
-                            byte[] bytes = readImage(image);
-                            if (size >= 0 && bytes.length < size) {
-                                throw new DumpFormatException(image.toString(), bytes.length,
-                                    "image ends after " + bytes.length + " bytes but regions.json declares " + size
-                                        + " (truncated dump?)");
-                            }
-                            regions.add(new Region(file, baseValue, bytes, contents));
-                        }
-                    }
-                    default -> p.skipChildren();
+             JsonParser p = JsonFactory.builder().streamReadConstraints(dev.heapload.io.InputLimits.jsonConstraints()).build()
+                 .createParser(input.content())) {
+            try {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
+                        "not a regions.json (expected a JSON object with \"regions\")");
                 }
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    JsonToken t = p.nextToken();
+                    switch (field) {
+                        case "word_size" -> wordSize = p.getIntValue();
+                        case "little_endian" -> little = p.getBooleanValue();
+                        case "regions" -> {
+                            if (t != JsonToken.START_ARRAY) {
+                                throw new DumpFormatException(name, p.currentTokenLocation().getByteOffset(),
+                                    "\"regions\" is not an array");
+                            }
+                            while (p.nextToken() == JsonToken.START_OBJECT) {
+                                long at = p.currentTokenLocation().getByteOffset();
+                                String file = null;
+                                String base = null;
+                                long size = -1;
+                                String contents = "";
+                                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                    String f = p.currentName();
+                                    p.nextToken();
+                                    switch (f) {
+                                        case "file" -> file = p.getText();
+                                        case "base" -> base = p.getText();
+                                        case "size" -> size = p.getLongValue();
+                                        case "contents" -> contents = p.getText();
+                                        default -> p.skipChildren();
+                                    }
+                                }
+                                if (file == null || base == null) {
+                                    throw new DumpFormatException(name, at, "region without \"file\" or \"base\"");
+                                }
+                                long baseValue = parseAddress(base, name, at);
+                                Path image = json.resolveSibling(file);
+                                byte[] bytes = readImage(image);
+                                if (size >= 0 && bytes.length < size) {
+                                    throw new DumpFormatException(image.toString(), bytes.length,
+                                        "image ends after " + bytes.length + " bytes but regions.json declares " + size
+                                            + " (truncated dump?)");
+                                }
+                                regions.add(new Region(file, baseValue, bytes, contents));
+                            }
+                        }
+                        default -> p.skipChildren();
+                    }
+                }
+            } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+                // here, not after the parser is closed: a closed parser's location is its buffer's end
+                throw dev.heapload.io.InputLimits.error(name, p, e);
             }
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new DumpFormatException(name, e.getLocation() == null ? -1 : e.getLocation().getByteOffset(),
@@ -259,6 +264,7 @@ public final class MemoryImage {
 
     /** The whole file, gunzipped when it starts with the gzip magic. */
     static byte[] readImage(Path file) throws IOException {
+        dev.heapload.io.DumpInput.requireRegularFile(file);
         if (!Files.isRegularFile(file)) {
             throw new DumpFormatException(file.toString(), -1, Files.exists(file) ? "not a regular file" : "no such file");
         }
@@ -268,10 +274,9 @@ public final class MemoryImage {
             int b = raw.read();
             raw.reset();
             if (a == 0x1f && b == 0x8b) {
-                try (InputStream in = new GZIPInputStream(raw, 1 << 16)) {
+                try (InputStream in = dev.heapload.io.InputLimits.gunzip(raw, file.toString(), Files.size(file),
+                        dev.heapload.io.DumpInput.statedGzipSize(file))) {
                     return in.readAllBytes();
-                } catch (java.util.zip.ZipException | java.io.EOFException e) {
-                    throw new DumpFormatException(file.toString(), -1, "broken gzip data: " + e.getMessage());
                 }
             }
             return raw.readAllBytes();

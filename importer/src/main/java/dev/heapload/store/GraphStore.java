@@ -106,6 +106,21 @@ public final class GraphStore implements AutoCloseable {
     static final String PENDING = ".pending-";
     private static final String DATABASE = GraphDatabaseSettings.DEFAULT_DATABASE_NAME;
 
+    /**
+     * The longest snapshot file name a store accepts, in bytes: 255 (the file-name limit of ext4, XFS, APFS and
+     * NTFS) less the suffix {@code .pending-GENERATION} (at most 28 bytes) the file has while it is written.
+     */
+    public static final int MAX_SNAPSHOT_FILE_NAME_BYTES = 255 - PENDING.length() - 19;
+
+    /**
+     * The length in bytes of snapshot {@code id}'s file name in the store ({@code ID.hsnap}: letters, digits,
+     * {@code -}, {@code _} and non-leading dots one byte each, every other UTF-8 byte three, as {@code %XX}); to refuse
+     * an id over {@link #MAX_SNAPSHOT_FILE_NAME_BYTES} before anything is read.
+     */
+    public static int snapshotFileNameBytes(String id) {
+        return Catalog.fileNameFor(id).length();
+    }
+
     /** Receives one-line notices meant for the person running heapload (no prefix, no newline); none by default. */
     private static volatile java.util.function.Consumer<String> notices = line -> {
     };
