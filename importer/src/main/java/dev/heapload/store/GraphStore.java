@@ -108,7 +108,7 @@ public final class GraphStore implements AutoCloseable {
     static volatile boolean haltOnDiskFullHang;
 
     /**
-     * When on, a rebuild that still runs 15 s after the disk filled (Neo4j's page cache retrying a flush) removes
+     * When on, a rebuild (or a DBMS start or stop) that still runs 5 s after the disk filled (Neo4j's page cache retrying a flush) removes
      * what it wrote, prints its one-line {@link DiskFullException} message to {@code System.err} and ends the JVM
      * with exit code 1 ({@link DiskWatchdog}); when off (the default, for programs embedding the store) it only
      * interrupts the rebuilding thread. The command-line tool turns it on.
@@ -399,11 +399,28 @@ public final class GraphStore implements AutoCloseable {
             Path systemDb = home.resolve("data").resolve("databases").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
             Path systemTx = home.resolve("data").resolve("transactions").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
             boolean hadSystem = Files.isDirectory(systemDb);
+            long startNeeds = hadSystem ? DiskSpace.RESTART : DiskSpace.FIRST_START;
             long freeAtStart = DiskSpace.usable(dir);
+            if (freeAtStart >= 0 && freeAtStart < startNeeds) {
+                throw new DiskFullException("not enough disk space in " + dir + " to start the graph's database: "
+                    + DiskSpace.bytes(freeAtStart) + " free, about " + DiskSpace.bytes(startNeeds)
+                    + " needed; the store is unchanged", dir, freeAtStart, startNeeds, null);
+            }
+            // Neo4j retries a failed flush of a store file it closes forever (MuninnPageCache
+            // flushAndCloseWithoutFail): a start that fills the disk would hang, so a watchdog ends it
+            DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+                if (!hadSystem) {
+                    deleteQuietly(systemDb);
+                    deleteQuietly(systemTx);
+                }
+            }, log, () -> "disk full in " + dir + " while starting the graph's database: "
+                + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
+                + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
             try {
                 dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), serverSettings);
                 db = dbms.database(DATABASE);
             } catch (RuntimeException e) {
+                watchdog.stop();
                 PortInUseException inUse = PortInUseException.find(e, serverPorts);
                 if (inUse != null) {
                     closeDatabase();
@@ -430,6 +447,7 @@ public final class GraphStore implements AutoCloseable {
                 }
                 throw e;
             }
+            watchdog.stop();
         }
         return db;
     }
@@ -535,7 +553,15 @@ public final class GraphStore implements AutoCloseable {
             DatabaseManagementService d = dbms;
             dbms = null;
             db = null;
-            d.shutdown();
+            // a shutdown flushes the page cache; on a full disk Neo4j would retry that forever
+            DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+            }, log, () -> "disk full in " + dir + " while stopping the graph's database: "
+                + DiskSpace.bytes(Math.max(0, DiskSpace.usable(dir))) + " free; the store is unchanged");
+            try {
+                d.shutdown();
+            } finally {
+                watchdog.stop();
+            }
         }
     }
 
