@@ -281,8 +281,8 @@ final class GraphBuilder {
     }
 
     /**
-     * While an import runs, {@code System.err} is this: it passes everything through except the line the
-     * importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
+     * While an import, or a start or stop of the DBMS, runs, {@code System.err} is this: it passes everything
+     * through except stack traces ({@link #println(Object)}) and the line the importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
      * which goes to the store's log instead. The failure itself reaches the caller as an exception.
      */
     static final class PanicFilter extends PrintStream {
@@ -301,6 +301,17 @@ final class GraphBuilder {
             } else {
                 super.println(line);
             }
+        }
+
+        /**
+         * {@code Throwable.printStackTrace} prints every line through {@code println(Object)}: those traces go to the
+         * store's log. Neo4j's page cache prints one (50 lines) each time it fails to flush a file it closes, e.g.
+         * on a full disk ({@code MuninnPageCache.flushAndCloseWithoutFail}); the failure reaches the caller as an
+         * exception or through {@link DiskWatchdog}.
+         */
+        @Override
+        public void println(Object x) {
+            log.println(x);
         }
     }
 

@@ -416,6 +416,9 @@ public final class GraphStore implements AutoCloseable {
             }, log, () -> "disk full in " + dir + " while starting the graph's database: "
                 + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
                 + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
+            PrintStream terminal = System.err;
+            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+            System.setErr(traces);
             try {
                 dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), serverSettings);
                 db = dbms.database(DATABASE);
@@ -446,6 +449,10 @@ public final class GraphStore implements AutoCloseable {
                         DiskSpace.FIRST_START, e);
                 }
                 throw e;
+            } finally {
+                if (System.err == traces) {
+                    System.setErr(terminal);
+                }
             }
             watchdog.stop();
         }
@@ -557,10 +564,16 @@ public final class GraphStore implements AutoCloseable {
             DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
             }, log, () -> "disk full in " + dir + " while stopping the graph's database: "
                 + DiskSpace.bytes(Math.max(0, DiskSpace.usable(dir))) + " free; the store is unchanged");
+            PrintStream terminal = System.err;
+            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+            System.setErr(traces);
             try {
                 d.shutdown();
             } finally {
                 watchdog.stop();
+                if (System.err == traces) {
+                    System.setErr(terminal);
+                }
             }
         }
     }
