@@ -393,6 +393,7 @@ public final class HeapLoad implements Callable<Integer> {
     /** Entry point of the {@code heapload} launcher. */
     public static void main(String[] args) {
         GraphStore.setNotices(line -> System.err.println("heapload: " + line));
+        GraphStore.setHaltOnDiskFullHang(true);
         int code = run(args, System.out, System.err);
         System.exit(code);
     }

@@ -6,12 +6,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 import inet.ipaddr.IPAddressString;
@@ -30,6 +32,8 @@ import org.neo4j.configuration.connectors.HttpsConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.dbms.identity.AbstractIdentityModule;
+import org.neo4j.dbms.identity.ServerId;
 import org.neo4j.graphdb.config.Setting;
 import org.neo4j.internal.batchimport.DefaultAdditionalIds;
 import org.neo4j.internal.batchimport.ImportLogic;
@@ -220,6 +224,7 @@ final class GraphBuilder {
         log.printf("heapload: closed the stores in %.2f s%n", (trimStart - closeStart) / 1e9);
         trimPreallocatedLogs(home.resolve("data").resolve("transactions"));
         log.printf("heapload: trimmed the transaction logs in %.2f s%n", (System.nanoTime() - trimStart) / 1e9);
+        writeServerId(home);
     }
 
     /**
@@ -280,8 +285,8 @@ final class GraphBuilder {
     }
 
     /**
-     * While an import runs, {@code System.err} is this: it passes everything through except the line the
-     * importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
+     * While an import, or a start or stop of the DBMS, runs, {@code System.err} is this: it passes everything
+     * through except stack traces ({@link #println(Object)}) and the line the importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
      * which goes to the store's log instead. The failure itself reaches the caller as an exception.
      */
     static final class PanicFilter extends PrintStream {
@@ -300,6 +305,17 @@ final class GraphBuilder {
             } else {
                 super.println(line);
             }
+        }
+
+        /**
+         * {@code Throwable.printStackTrace} prints every line through {@code println(Object)}: those traces go to the
+         * store's log. Neo4j's page cache prints one (50 lines) each time it fails to flush a file it closes, e.g.
+         * on a full disk ({@code MuninnPageCache.flushAndCloseWithoutFail}); the failure reaches the caller as an
+         * exception or through {@link DiskWatchdog}.
+         */
+        @Override
+        public void println(Object x) {
+            log.println(x);
         }
     }
 
@@ -347,6 +363,59 @@ final class GraphBuilder {
                     ch.truncate(keep);
                     ch.force(true);
                 }
+            }
+        }
+    }
+
+    /** The file in which a Neo4j home keeps its DBMS's identity ({@code Neo4jLayout.serverIdFile()}). */
+    static Path serverIdFile(Path home) {
+        return home.resolve("data").resolve("server_id");
+    }
+
+    /**
+     * Writes a new server id into {@code home} the way Neo4j does on a first start ({@code DefaultIdentityModule}:
+     * a random UUID through {@code ServerIdMarshal}), but atomically: into a temporary file, then renamed. Neo4j
+     * itself writes the file in place on its first start, which on a full disk left a 0-byte file that made every
+     * later start fail with {@code EOFException}; with the file present it only reads it.
+     */
+    static void writeServerId(Path home) throws IOException {
+        Path file = serverIdFile(home);
+        Path tmp = file.resolveSibling("server_id.tmp");
+        Files.createDirectories(file.getParent());
+        Files.deleteIfExists(tmp);
+        try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction()) {
+            AbstractIdentityModule.createServerIdStorage(fs, tmp).writeState(new ServerId(UUID.randomUUID()));
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Before a DBMS starts on {@code home}: a server id file that cannot be read (0 bytes or cut short, as an
+     * interrupted first start on a full disk leaves it) is replaced by a new one ({@link #writeServerId}), or
+     * deleted when that fails too (Neo4j then writes one itself). A missing file is left to Neo4j. The id only
+     * names the DBMS instance; the graph does not depend on it.
+     */
+    static void repairServerId(Path home, PrintStream log) {
+        Path file = serverIdFile(home);
+        if (!Files.exists(file)) {
+            return;
+        }
+        try (DefaultFileSystemAbstraction fs = new DefaultFileSystemAbstraction()) {
+            AbstractIdentityModule.createServerIdStorage(fs, file).readState();
+            return;
+        } catch (IOException | RuntimeException e) {
+            log.println("heapload: " + file + " is damaged (" + rootCause(e) + "), writing a new one");
+        }
+        try {
+            writeServerId(home);
+        } catch (IOException | RuntimeException e) {
+            log.println("heapload: could not write " + file + " (" + rootCause(e) + "), deleting it");
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // the start that follows reports it
             }
         }
     }

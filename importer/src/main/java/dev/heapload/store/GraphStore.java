@@ -130,6 +130,19 @@ public final class GraphStore implements AutoCloseable {
         notices = java.util.Objects.requireNonNull(sink);
     }
 
+    /** See {@link #setHaltOnDiskFullHang}. */
+    static volatile boolean haltOnDiskFullHang;
+
+    /**
+     * When on, a rebuild (or a DBMS start or stop) that still runs 5 s after the disk filled (Neo4j's page cache retrying a flush) removes
+     * what it wrote, prints its one-line {@link DiskFullException} message to {@code System.err} and ends the JVM
+     * with exit code 1 ({@link DiskWatchdog}); when off (the default, for programs embedding the store) it only
+     * interrupts the rebuilding thread. The command-line tool turns it on.
+     */
+    public static void setHaltOnDiskFullHang(boolean on) {
+        haltOnDiskFullHang = on;
+    }
+
     /** Test hook: called at named steps of a rebuild ("written", "source &lt;id&gt;", "imported", "indexed", "renamed"). */
     interface BuildHook {
         void reached(String step) throws IOException;
@@ -338,7 +351,15 @@ public final class GraphStore implements AutoCloseable {
         if (snapshots.size() > 1) {
             next = next.withGeneration(catalog.generation + 1);
         }
-        rebuild(next, added, progress);
+        rebuild(next, added, progress, (replace ? "loading (or replacing) " : "loading ") + idList(added.keySet()));
+    }
+
+    private static String idList(java.util.Collection<Catalog.Entry> entries) {
+        List<String> ids = new ArrayList<>();
+        for (Catalog.Entry e : entries) {
+            ids.add("'" + e.id() + "'");
+        }
+        return ids.size() <= 3 ? String.join(", ", ids) : ids.size() + " snapshots";
     }
 
     /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
@@ -370,7 +391,7 @@ public final class GraphStore implements AutoCloseable {
         if (catalog.find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
-        rebuild(catalog.without(id), Map.of(), progress);
+        rebuild(catalog.without(id), Map.of(), progress, "deleting '" + id + "'");
     }
 
     /**
@@ -387,7 +408,8 @@ public final class GraphStore implements AutoCloseable {
         if (db == null) {
             String graph = catalog.graphDirectory();
             if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
-                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE);
+                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE,
+                    "rebuilding the graph");
                 graph = catalog.graphDirectory();
             } else if (catalog.graphSchema != GraphSchema.VERSION) {
                 String why = "the graph of store " + dir + " was built by another heapload version (graph schema "
@@ -395,20 +417,71 @@ public final class GraphStore implements AutoCloseable {
                     + catalog.entries.size() + " stored snapshot(s)";
                 log.println("heapload: " + why);
                 notices.accept(why);
-                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE);
+                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE,
+                    "rebuilding the graph");
                 graph = catalog.graphDirectory();
             }
             Path home = dir.resolve(graph);
+            GraphBuilder.repairServerId(home, log);
+            Path systemDb = home.resolve("data").resolve("databases").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+            Path systemTx = home.resolve("data").resolve("transactions").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+            boolean hadSystem = Files.isDirectory(systemDb);
+            long startNeeds = hadSystem ? DiskSpace.RESTART : DiskSpace.FIRST_START;
+            long freeAtStart = DiskSpace.usable(dir);
+            if (freeAtStart >= 0 && freeAtStart < startNeeds) {
+                throw new DiskFullException("not enough disk space in " + dir + " to start the graph's database: "
+                    + DiskSpace.bytes(freeAtStart) + " free, about " + DiskSpace.bytes(startNeeds)
+                    + " needed; the store is unchanged", dir, freeAtStart, startNeeds, null);
+            }
+            // Neo4j retries a failed flush of a store file it closes forever (MuninnPageCache
+            // flushAndCloseWithoutFail): a start that fills the disk would hang, so a watchdog ends it
+            DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+                if (!hadSystem) {
+                    deleteQuietly(systemDb);
+                    deleteQuietly(systemTx);
+                }
+            }, log, () -> "disk full in " + dir + " while starting the graph's database: "
+                + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
+                + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
+            PrintStream terminal = System.err;
+            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+            System.setErr(traces);
             try {
                 dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), serverSettings);
+                db = dbms.database(DATABASE);
             } catch (RuntimeException e) {
+                watchdog.stop();
                 PortInUseException inUse = PortInUseException.find(e, serverPorts);
                 if (inUse != null) {
+                    closeDatabase();
                     throw inUse;
                 }
+                if (DiskSpace.isDiskFull(e) || (freeAtStart >= 0 && freeAtStart < DiskWatchdog.FULL_BELOW)) {
+                    // a first start on a full disk: what it began to write is removed, so the next start is a
+                    // first start again (the system database, the server id; the graph itself is opened as is)
+                    log.println("heapload: disk full while starting the graph's database: " + e);
+                    try {
+                        closeDatabase();
+                    } catch (RuntimeException ignored) {
+                        // shutting down a half-started DBMS
+                    }
+                    if (!hadSystem) {
+                        deleteQuietly(systemDb);
+                        deleteQuietly(systemTx);
+                    }
+                    GraphBuilder.repairServerId(home, log);
+                    throw new DiskFullException("disk full in " + dir + ": the graph's database could not start with "
+                        + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free (its first start needs about "
+                        + DiskSpace.bytes(DiskSpace.FIRST_START) + "); the store is unchanged", dir, freeAtStart,
+                        DiskSpace.FIRST_START, e);
+                }
                 throw e;
+            } finally {
+                if (System.err == traces) {
+                    System.setErr(terminal);
+                }
             }
-            db = dbms.database(DATABASE);
+            watchdog.stop();
         }
         return db;
     }
@@ -543,7 +616,21 @@ public final class GraphStore implements AutoCloseable {
             DatabaseManagementService d = dbms;
             dbms = null;
             db = null;
-            d.shutdown();
+            // a shutdown flushes the page cache; on a full disk Neo4j would retry that forever
+            DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+            }, log, () -> "disk full in " + dir + " while stopping the graph's database: "
+                + DiskSpace.bytes(Math.max(0, DiskSpace.usable(dir))) + " free; the store is unchanged");
+            PrintStream terminal = System.err;
+            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+            System.setErr(traces);
+            try {
+                d.shutdown();
+            } finally {
+                watchdog.stop();
+                if (System.err == traces) {
+                    System.setErr(terminal);
+                }
+            }
         }
     }
 
@@ -641,9 +728,20 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
-    private void rebuild(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, Progress progress) throws IOException {
+    /**
+     * Builds the graph of {@code next} and commits it (see the class comment). Refuses before writing anything when
+     * the free space is below {@link DiskSpace#needed}; a disk that fills meanwhile (seen by the
+     * {@link DiskWatchdog} or as an ENOSPC of the importer, page cache or snapshot writer) ends it with a
+     * {@link DiskFullException}, the attempt's files removed.
+     *
+     * @param what for messages, e.g. "loading 'after'"
+     */
+    private void rebuild(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, Progress progress, String what)
+        throws IOException {
         closeDatabase();
         recover();
+        long needed = DiskSpace.needed(next.entries, added.keySet());
+        long freeAtStart = DiskSpace.check(dir, needed, what);
         long generation = next.generation;
         Path building = dir.resolve(BUILDING + generation);
         Path graph = dir.resolve(Catalog.graphDirectory(generation));
@@ -655,6 +753,8 @@ public final class GraphStore implements AutoCloseable {
         Thread hook = new Thread(attempt::abort, "heapload-store-abort");
         Runtime.getRuntime().addShutdownHook(hook);
         SnapshotFileWriter writer = null;
+        DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), attempt::abort, log,
+            () -> DiskSpace.full(dir, freeAtStart, needed, what, null).getMessage());
         try {
             List<GraphInput.Part> parts = new ArrayList<>();
             for (Catalog.Entry e : next.entries) {
@@ -700,7 +800,14 @@ public final class GraphStore implements AutoCloseable {
             buildHook.reached("renamed");
             attempt.commit(next);
             catalog = next;
+        } catch (IOException | RuntimeException e) {
+            if (!attempt.committed() && (watchdog.sawFull() || DiskSpace.isDiskFull(e))) {
+                log.println("heapload: disk full while " + what + ": " + e);
+                throw DiskSpace.full(dir, freeAtStart, needed, what, e);
+            }
+            throw e;
         } finally {
+            watchdog.stop();
             if (writer != null) {
                 writer.stop();
             }

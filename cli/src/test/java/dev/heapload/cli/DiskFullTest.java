@@ -1,0 +1,207 @@
+package dev.heapload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A full disk, simulated by a 20 MiB tmpfs (needs root to mount; skipped with one line otherwise): load, --replace,
+ * snapshots --delete and query each end in one line and exit code 1, and afterwards, with space again, the store's
+ * snapshot list, a summary query's rows and the snapshot files' checksums are those of before, with no leftovers.
+ * The timeouts bound a hang (Neo4j's page cache retries a failed flush forever), they do not measure time.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class DiskFullTest {
+
+    @TempDir
+    static Path tmp;
+    static Path disk;
+    static Path db;
+    static Path testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
+    static boolean mounted;
+
+    @BeforeAll
+    static void mountSmallDisk() throws Exception {
+        disk = tmp.resolve("disk");
+        Files.createDirectories(disk);
+        boolean root = "root".equals(System.getProperty("user.name"));
+        if (root) {
+            Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", disk.toString())
+                .redirectErrorStream(true).start();
+            mounted = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        }
+        if (!mounted) {
+            System.out.println("DiskFullTest skipped: cannot mount a small tmpfs (needs root and mount)");
+        }
+        Assumptions.assumeTrue(mounted, "cannot mount a small tmpfs (needs root and mount)");
+        db = disk.resolve("db");
+        assertEquals(0, HeapLoadCommandTest.run("--db", db.toString(), testdata.resolve("before.json").toString(),
+            testdata.resolve("after.json").toString()).code());
+    }
+
+    @AfterAll
+    static void unmount() throws Exception {
+        if (mounted) {
+            new ProcessBuilder("umount", "-l", disk.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Snapshot list, summary rows and file checksums of the store (with free space: a query may start Neo4j). */
+    private static String state() throws IOException {
+        HeapLoadCommandTest.Run list = HeapLoadCommandTest.run("snapshots", "--db", db.toString());
+        assertEquals(0, list.code(), list.err());
+        HeapLoadCommandTest.Run summary = HeapLoadCommandTest.run("query", "--db", db.toString(), "--format", "csv",
+            "summary", "-p", "snapshot=after");
+        assertEquals(0, summary.code(), summary.err());
+        TreeMap<String, String> sums = new TreeMap<>();
+        try (Stream<Path> files = Files.list(db.resolve("snapshots"))) {
+            for (Path f : files.toList()) {
+                sums.put(f.getFileName().toString(), sha256(f));
+            }
+        }
+        // the loaded-at column differs per load; ids, counts and bytes must not
+        return list.out().replaceAll("\\d{4}-\\d\\d-\\d\\dT[0-9:]+Z", "T") + summary.out() + sums
+            + Files.readString(db.resolve("catalog.properties")).replaceAll("(?m)^#.*$", "");
+    }
+
+    private static String sha256(Path f) throws IOException {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Top-level entries of the store and its snapshots folder: no graph.building-*, no *.pending-*. */
+    private static List<String> leftovers() throws IOException {
+        List<String> bad = new ArrayList<>();
+        try (Stream<Path> all = Stream.concat(Files.list(db), Files.list(db.resolve("snapshots")))) {
+            all.map(p -> p.getFileName().toString())
+                .filter(n -> n.startsWith("graph.building-") || n.contains(".pending-") || n.endsWith(".tmp"))
+                .forEach(bad::add);
+        }
+        return bad;
+    }
+
+    /** Fills the disk until at most {@code leave} bytes are free; returns the filler file. */
+    private static Path fill(long leave) throws IOException {
+        Path filler = disk.resolve("filler");
+        byte[] block = new byte[64 << 10];
+        try (OutputStream out = Files.newOutputStream(filler)) {
+            while (Files.getFileStore(disk).getUsableSpace() > leave + block.length) {
+                out.write(block);
+            }
+        } catch (IOException full) {
+            // ENOSPC: full, which is what we want
+        }
+        return filler;
+    }
+
+    private static void assertOneLine(HeapLoadCommandTest.Run r, String regex) {
+        assertEquals(1, r.code(), r.err());
+        assertEquals("", r.out());
+        assertTrue(Pattern.compile(regex).matcher(r.err()).matches(), "not one line matching " + regex + ":\n"
+            + r.err());
+    }
+
+    @Test
+    void loadReplaceAndDeleteAreRefusedBeforeWritingAndTheStoreIsUnchanged() throws Exception {
+        String before = state();
+        Path filler = fill(1L << 20);
+        try {
+            String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
+            String tail = ": \\d+\\.\\d [KM]iB free, about \\d\\.\\d MiB needed; nothing was changed\n";
+            assertOneLine(HeapLoadCommandTest.run("--db", db.toString(), "--name", "third",
+                testdata.resolve("after.json").toString()),
+                "heapload: not enough disk space in " + dir + " for loading 'third'" + tail);
+            assertOneLine(HeapLoadCommandTest.run("--db", db.toString(), "--replace",
+                testdata.resolve("after.json").toString()),
+                "heapload: not enough disk space in " + dir + " for loading \\(or replacing\\) 'after'" + tail);
+            assertOneLine(HeapLoadCommandTest.run("snapshots", "--db", db.toString(), "--delete", "before"),
+                "heapload: not enough disk space in " + dir + " for deleting 'before'" + tail);
+            assertEquals(List.of(), leftovers());
+        } finally {
+            Files.delete(filler);
+        }
+        assertEquals(before, state());
+    }
+
+    @Test
+    void queryOnAFullDiskFailsInOneLineAndBreaksNothing() throws Exception {
+        String before = state();
+        Path filler = fill(128L << 10);
+        try {
+            String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
+            assertOneLine(HeapLoadCommandTest.run("query", "--db", db.toString(), "summary", "-p", "snapshot=after"),
+                "heapload: not enough disk space in " + dir + " to start the graph's database: \\d+\\.\\d KiB free,"
+                    + " about 1\\.0 MiB needed; the store is unchanged\n");
+        } finally {
+            Files.delete(filler);
+        }
+        assertEquals(before, state());
+    }
+
+    /** The estimate passes, then the disk fills while Neo4j imports (another program filling it, here a thread). */
+    @Test
+    void aDiskThatFillsDuringTheImportEndsTheLoadInOneLine() throws Exception {
+        String before = state();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true", "-Xmx512m",
+            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
+            "--db", db.toString(), "--name", "third", testdata.resolve("after.json").toString()));
+        Path childLog = tmp.resolve("child.log");
+        Process p = new ProcessBuilder(cmd).redirectOutput(tmp.resolve("child.out").toFile())
+            .redirectError(childLog.toFile()).start();
+        Path filler = null;
+        try {
+            boolean sawBuild = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (p.isAlive() && System.nanoTime() < deadline && !sawBuild) {
+                try (Stream<Path> files = Files.list(db)) {
+                    sawBuild = files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building-"));
+                }
+                if (!sawBuild) {
+                    Thread.sleep(5);
+                }
+            }
+            assertTrue(sawBuild, "the child never started building: " + Files.readString(childLog));
+            filler = fill(0);
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the load hung on the full disk");
+            String err = Files.readString(childLog);
+            assertEquals(1, p.exitValue(), err);
+            String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
+            assertTrue(Pattern.compile("heapload: disk full in " + dir + " while loading 'third': \\d+\\.\\d MiB free"
+                + " at the start, about \\d\\.\\d MiB needed; nothing was changed\n").matcher(err).matches(), err);
+        } finally {
+            p.destroyForcibly();
+            if (filler != null) {
+                Files.delete(filler);
+            }
+        }
+        // a half-built graph is deleted by the failed load itself; the next command would remove one too
+        assertEquals(List.of(), leftovers());
+        assertEquals(before, state());
+    }
+}
