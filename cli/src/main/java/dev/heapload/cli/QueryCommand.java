@@ -43,6 +43,10 @@ final class QueryCommand implements Callable<Integer> {
         description = "table, csv or json (default: ${DEFAULT-VALUE}).")
     String format;
 
+    @Option(names = "--csv-raw",
+        description = "With --format csv: write strings exactly (no escapes of control characters, no ' before = + - @).")
+    boolean csvRaw;
+
     @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
         description = "Print at most N rows (default: all).")
     long limit;
@@ -84,7 +88,7 @@ final class QueryCommand implements Callable<Integer> {
         } else {
             result = runOnStore(query, bound, timeout);
         }
-        ResultWriter.write(result, fmt, System.out);
+        ResultWriter.write(result, fmt, csvRaw, System.out);
         return 0;
     }
 

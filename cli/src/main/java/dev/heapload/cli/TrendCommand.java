@@ -46,6 +46,10 @@ final class TrendCommand implements Callable<Integer> {
         description = "table, csv or json (default: ${DEFAULT-VALUE}).")
     String format;
 
+    @Option(names = "--csv-raw",
+        description = "With --format csv: write strings exactly (no escapes of control characters, no ' before = + - @).")
+    boolean csvRaw;
+
     @Option(names = "--svg", paramLabel = "FILE",
         description = "Also write the chart: bytes per snapshot (and per category: the 5 largest, the rest as "
             + "\"other\"), objects per snapshot.")
@@ -136,7 +140,7 @@ final class TrendCommand implements Callable<Integer> {
             Files.writeString(svg, text, StandardCharsets.UTF_8);
         }
         PrintStream out = System.out;
-        ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, out);
+        ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, csvRaw, out);
         return 0;
     }
 
