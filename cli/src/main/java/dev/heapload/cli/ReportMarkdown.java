@@ -79,7 +79,10 @@ final class ReportMarkdown {
         return "<code>" + SafeText.xml(SafeText.visible(s), false).replace("|", "&#124;") + "</code>";
     }
 
-    /** A fenced code block whose fence is longer than the longest run of backticks in {@code s}. */
+    /**
+     * A fenced code block whose fence is longer than the longest run of backticks in {@code s}; {@code s} is lines
+     * already in their {@link SafeText#visible} form, joined by LF.
+     */
     static String block(String s) {
         int longest = 0;
         int run = 0;
@@ -88,6 +91,6 @@ final class ReportMarkdown {
             longest = Math.max(longest, run);
         }
         String fence = "`".repeat(Math.max(3, longest + 1));
-        return fence + "\n" + SafeText.visibleLines(s) + "\n" + fence + "\n";
+        return fence + "\n" + s + "\n" + fence + "\n";
     }
 }
