@@ -23,11 +23,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--svg FILE] [--db DIR | --uri URI]}:
+ * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--csv-raw] [--svg FILE] [--db DIR | --uri URI]}:
  * the history of a store: objects and bytes of every snapshot in load order (saved query {@code trend}), or of one
  * memory category ({@code --category N}), or of every category ({@code --by-category}, saved query
  * {@code trend-categories}); with {@code --svg} also the chart ({@link TrendChartSvg}). Reads only the precomputed
- * Snapshot, Category and Stats nodes. A store without snapshots is one line on stderr and exit 1.
+ * Snapshot, Category and Stats nodes. A store without snapshots is one line on stderr and exit 1. Category names in
+ * the table and CSV are shown as {@link dev.heapload.queries.SafeText} makes them (exact with {@code --csv-raw}).
  */
 @Command(name = "trend", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Objects and bytes of every snapshot in the store, in load order, as a table and an SVG chart.",
