@@ -11,6 +11,7 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.SafeText;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotExistsException;
@@ -170,7 +171,7 @@ public final class HeapLoad implements Callable<Integer> {
             totalBytes += ((Number) row.get(newBytes)).longValue();
         }
         out.printf(java.util.Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
-            target, baseline, totalObjects, totalBytes, result.rows().size());
+            SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, result.rows().size());
         int shown = 0;
         for (List<Object> row : result.rows()) {
             if (shown++ == 5) {
@@ -179,12 +180,14 @@ public final class HeapLoad implements Callable<Integer> {
             }
             out.printf(java.util.Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
                 shown, ((Number) row.get(objects)).longValue(), ((Number) row.get(newBytes)).longValue(),
-                ((Number) row.get(retained)).longValue(), ((Number) row.get(heads)).longValue(), row.get(headType));
+                ((Number) row.get(retained)).longValue(), ((Number) row.get(heads)).longValue(), SafeText.visible(String.valueOf(row.get(headType))));
             Object hops = row.get(path);
             for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
-                out.println("      " + hop);
+                out.println("      " + SafeText.visible(String.valueOf(hop)));
             }
         }
+        baseline = SafeText.visible(baseline);
+        target = SafeText.visible(target);
         out.println("next:");
         out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
         out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);

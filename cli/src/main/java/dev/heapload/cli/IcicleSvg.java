@@ -7,13 +7,14 @@ import java.util.Deque;
 import java.util.Locale;
 
 import dev.heapload.analysis.ReachabilityTree;
+import dev.heapload.queries.SafeText;
 
 /**
  * Renders a {@link ReachabilityTree} as a self-contained SVG icicle graph (root on top, each child below
  * its parent, widths proportional to total bytes). Hovering a box shows its name, total bytes, share of
  * the whole and its own bytes and objects (native SVG tooltip and a details line); clicking a box pins
- * the details. No external scripts, fonts or network. Every name is XML-escaped, and characters not
- * allowed in XML are replaced by U+FFFD, because names come from heap strings.
+ * the details. No external scripts, fonts or network. Every name is XML-escaped and its control and bidi
+ * characters shown escaped ({@link SafeText#xml}), because names come from heap strings.
  */
 final class IcicleSvg {
 
@@ -166,32 +167,12 @@ final class IcicleSvg {
         return String.format(Locale.ROOT, "rgb(%d,%d,%d)", r, g, b);
     }
 
-    /** XML text/attribute escaping; characters XML 1.0 forbids become U+FFFD. */
+    /**
+     * XML text/attribute escaping ({@link SafeText#xml} keeping TAB and line breaks): {@code & < > " '} as entities,
+     * control and bidi characters visible ({@code \x1b}, <code>&#92;u202e</code>). Used for every SVG, the HTML report and
+     * (through SafeText) the JUnit XML.
+     */
     static String escape(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '&' -> sb.append("&amp;");
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '"' -> sb.append("&quot;");
-                case '\'' -> sb.append("&#39;");
-                default -> {
-                    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF) {
-                        sb.append('\uFFFD');
-                    } else if (Character.isSurrogate(c)) {
-                        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                            sb.append(c).append(s.charAt(++i));
-                        } else {
-                            sb.append('\uFFFD');
-                        }
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.toString();
+        return SafeText.xml(s, true);
     }
 }

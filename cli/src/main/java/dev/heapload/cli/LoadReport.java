@@ -8,10 +8,12 @@ import java.util.TreeMap;
 import dev.heapload.analysis.HeapAnalysis;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.MemoryCategory;
+import dev.heapload.queries.SafeText;
 
 /**
  * The text printed after a load: counts and bytes by type and memory category, roots, repairs. Computed
- * from the in-memory model (the same numbers were written to Neo4j).
+ * from the in-memory model (the same numbers were written to Neo4j). Every string from the dump (id, source, type,
+ * category and root names, warnings) is printed in its {@link SafeText#visible} form.
  */
 final class LoadReport {
 
@@ -39,7 +41,7 @@ final class LoadReport {
             c[1] += s.shallowSize(o);
         }
         var info = s.info();
-        out.printf(Locale.ROOT, "snapshot %s (%s) from %s%n", info.id(), info.vm(), info.source());
+        out.printf(Locale.ROOT, "snapshot %s (%s) from %s%n", v(info.id()), v(info.vm()), v(info.source()));
         out.printf(Locale.ROOT, "  objects     %,d (%,d bytes shallow)%n", n, s.totalShallowBytes());
         out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
             s.referenceCount() - weak, weak);
@@ -68,7 +70,7 @@ final class LoadReport {
         out.println("  by type:");
         for (int t = 0; t < types; t++) {
             if (typeCount[t] > 0) {
-                out.printf(Locale.ROOT, "    %-12s %,10d objects %,14d bytes%n", s.typeNames().get(t), typeCount[t], typeBytes[t]);
+                out.printf(Locale.ROOT, "    %-12s %,10d objects %,14d bytes%n", v(s.typeNames().get(t)), typeCount[t], typeBytes[t]);
             }
         }
         if (!info.categories().isEmpty() || byCategory.keySet().stream().anyMatch(c -> c >= 0)) {
@@ -79,20 +81,24 @@ final class LoadReport {
             for (int id : ids.keySet()) {
                 MemoryCategory mc = info.categories().get(id);
                 long[] c = byCategory.getOrDefault(id, new long[2]);
-                String name = mc != null && mc.name() != null ? mc.name() : "";
+                String name = mc != null && mc.name() != null ? v(mc.name()) : "";
                 out.printf(Locale.ROOT, "    %3d %-20s %,10d %,14d %14s%n", id, clip(name, 20), c[0], c[1],
                     mc == null ? "-" : String.format(Locale.ROOT, "%,d", mc.bytes()));
             }
         }
         StringBuilder roots = new StringBuilder("  roots:");
         for (HeapSnapshot.GcRoot root : s.roots()) {
-            roots.append(' ').append(root.name()).append('=').append(s.address(root.object()));
+            roots.append(' ').append(v(root.name())).append('=').append(s.address(root.object()));
         }
         out.println(roots);
         out.printf(Locale.ROOT, "  repaired spots: %s%n", info.warnings().isEmpty() ? "none" : info.warnings().size() + " kind(s)");
         for (String w : info.warnings()) {
-            out.println("    warning: " + w);
+            out.println("    warning: " + v(w));
         }
+    }
+
+    private static String v(String s) {
+        return SafeText.visible(s);
     }
 
     private static String clip(String s, int max) {

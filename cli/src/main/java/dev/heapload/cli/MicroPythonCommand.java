@@ -25,6 +25,7 @@ import dev.heapload.micropython.MicroPythonReader;
 import dev.heapload.micropython.PrintedHeapMap;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.SafeText;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
@@ -158,7 +159,7 @@ final class MicroPythonCommand implements Callable<Integer> {
             HeapAnalyzer.analyze(snapshot, bars);
             report(dump, syms, out);
             if (printHeapMap) {
-                out.print(dump.heapMap().text());
+                out.print(SafeText.visibleLines(dump.heapMap().text()));
             }
             if (svg != null) {
                 writeSvg(dump.heapMap(), dump.allocations(), "MicroPython heap of " + source);
@@ -225,7 +226,7 @@ final class MicroPythonCommand implements Callable<Integer> {
                 d.weakTableBlocks());
         }
         out.printf(Locale.ROOT, "  not GC edges: %,d interior pointers; not roots (the GC does not scan them): %s%n",
-            d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : String.join(", ", d.staticNonRootRefs()));
+            d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : SafeText.visible(String.join(", ", d.staticNonRootRefs())));
         if (d.stackRange() != null) {
             out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
                 d.stackRange()[1] - d.stackRange()[0]);
@@ -235,7 +236,7 @@ final class MicroPythonCommand implements Callable<Integer> {
     static void figures(GcFigures f, PrintStream out) {
         out.println("fragmentation (as gc_info computes it; MicroPython prints):");
         for (String line : f.gcLines().split("\n")) {
-            out.println("  " + line);
+            out.println("  " + SafeText.visible(line));
         }
         out.printf(Locale.ROOT, "  used %,d of %,d bytes (%.1f %%), %,d allocations (%,d of 1 block, %,d of 2 blocks)%n",
             f.usedBytes(), f.totalBytes(), f.totalBytes() == 0 ? 0.0 : 100.0 * f.usedBytes() / f.totalBytes(),
@@ -252,20 +253,21 @@ final class MicroPythonCommand implements Callable<Integer> {
             List<PrintedHeapMap> list = PrintedHeapMap.read(file);
             for (int i = 0; i < list.size(); i++) {
                 PrintedHeapMap p = list.get(i);
-                String label = file + (list.size() > 1 ? " map " + (i + 1) + " (line " + p.line() + ")" : "");
+                String label = SafeText.visible(file.toString()) + (list.size() > 1 ? " map " + (i + 1) + " (line " + p.line() + ")" : "");
                 out.printf(Locale.ROOT, "%s: %d area(s), %,d blocks of %d bytes, %s offsets%n", label,
                     p.heapMap().areas().size(), p.heapMap().areas().stream().mapToLong(HeapMap.Area::blocks).sum(),
                     p.heapMap().bytesPerBlock(), p.heapMap().eightDigitOffsets() ? "8-digit" : "5-digit");
                 figures(p.heapMap().figures(), out);
                 out.println(p.warnings().isEmpty() ? "  the printed GC: header agrees with the map"
-                    : "  warning: " + String.join("; ", p.warnings()));
+                    : "  warning: " + SafeText.visible(String.join("; ", p.warnings())));
                 out.println("  allocations by kind:          allocations       blocks        bytes");
                 for (Map.Entry<Character, long[]> e : p.heapMap().kindCounts().entrySet()) {
-                    out.printf(Locale.ROOT, "    %s %-22s %,12d %,12d %,12d%n", e.getKey(), HeapMap.kindName(e.getKey()),
+                    out.printf(Locale.ROOT, "    %s %-22s %,12d %,12d %,12d%n", SafeText.visible(String.valueOf(e.getKey())),
+                        SafeText.visible(HeapMap.kindName(e.getKey())),
                         e.getValue()[0], e.getValue()[1], e.getValue()[1] * p.heapMap().bytesPerBlock());
                 }
                 if (printHeapMap) {
-                    out.print(p.heapMap().text());
+                    out.print(SafeText.visibleLines(p.heapMap().text()));
                 }
                 maps.add(p.heapMap());
                 names.add(label);
@@ -277,7 +279,8 @@ final class MicroPythonCommand implements Callable<Integer> {
                 names.get(names.size() - 1), names.get(0), d.newlyUsedBlocks(), d.freedBlocks(), d.changedBlocks(),
                 d.unmatchedAreas() > 0 ? ", " + d.unmatchedAreas() + " area(s) not in the first map" : "");
             StringBuilder sb = new StringBuilder("  allocations per kind:");
-            d.allocationDelta().forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %+,d", HeapMap.kindName(k), v)));
+            d.allocationDelta().forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %+,d",
+                SafeText.visible(HeapMap.kindName(k)), v)));
             out.println(sb);
         }
         if (svg != null) {

@@ -21,11 +21,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code heapload query NAME|FILE.cypher [-p key=value]... [--format table|csv|json] [--limit N] [--db DIR]}: runs
+ * {@code heapload query NAME|FILE.cypher [-p key=value]... [--format table|csv|json] [--csv-raw] [--limit N] [--db DIR]}: runs
  * one saved query on the store, read-only, with its parameters passed as Cypher parameters (typed per the query's
  * header). Exit 1 with one line on stderr when the store, the snapshot or a parameter is wrong, or when the query
  * hits the transaction timeout or memory limit; exit 2 on usage errors. While {@code heapload serve} holds the store,
- * the query runs over its Bolt port ({@link ServedStore}).
+ * the query runs over its Bolt port ({@link ServedStore}). Table and CSV show dump strings in their
+ * {@link dev.heapload.queries.SafeText} form (CSV formula cells neutralised) unless {@code --csv-raw}.
  */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs a saved query (see: heapload queries) or any .cypher file with a saved-query header.",
@@ -42,6 +43,10 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
         description = "table, csv or json (default: ${DEFAULT-VALUE}).")
     String format;
+
+    @Option(names = "--csv-raw",
+        description = "With --format csv: write strings exactly (no escapes of control characters, no ' before = + - @).")
+    boolean csvRaw;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
         description = "Print at most N rows (default: all).")
@@ -84,7 +89,7 @@ final class QueryCommand implements Callable<Integer> {
         } else {
             result = runOnStore(query, bound, timeout);
         }
-        ResultWriter.write(result, fmt, System.out);
+        ResultWriter.write(result, fmt, csvRaw, System.out);
         return 0;
     }
 

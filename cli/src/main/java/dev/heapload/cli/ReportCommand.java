@@ -34,6 +34,7 @@ import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.ReportDefinition;
+import dev.heapload.queries.SafeText;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
@@ -219,11 +220,12 @@ final class ReportCommand implements Callable<Integer> {
         }
         LeakReport.Headline hl = report.headline();
         stdout.printf(Locale.ROOT, "report: %s relative to %s: %,d new objects, %,d new bytes; %,d leak group(s) "
-                + "(%,d objects, %,d bytes, %,d retained bytes), %,d known%n", report.target().id(), report.baseline().id(),
+                + "(%,d objects, %,d bytes, %,d retained bytes), %,d known%n", SafeText.visible(report.target().id()),
+            SafeText.visible(report.baseline().id()),
             hl.newObjects(), hl.newBytes(), hl.leakGroups(), hl.leakObjects(), hl.leakBytes(), hl.newRetainedBytes(),
             hl.knownLeakGroups());
         for (LeakReport.GateResult g : report.gates()) {
-            stdout.printf(Locale.ROOT, "gate %s: %s (%s = %,d)%n", g.failed() ? "FAILED" : "passed", g.expression(), g.metric(),
+            stdout.printf(Locale.ROOT, "gate %s: %s (%s = %,d)%n", g.failed() ? "FAILED" : "passed", SafeText.visible(g.expression()), g.metric(),
                 g.actual());
         }
         return report.passed() ? 0 : GATE_FAILED;
@@ -276,7 +278,8 @@ final class ReportCommand implements Callable<Integer> {
             }
             if (existing != null) {
                 ids.add(existing);
-                System.err.println("heapload: " + dump + " is snapshot '" + existing + "' in the store (same SHA-256): reused");
+                System.err.println("heapload: " + SafeText.visible(dump.toString()) + " is snapshot '" + SafeText.visible(existing)
+                    + "' in the store (same SHA-256): reused");
                 continue;
             }
             String base = DumpReaders.defaultSnapshotId(dump);
@@ -297,7 +300,8 @@ final class ReportCommand implements Callable<Integer> {
             store.load(toLoad, false, bars);
             bars.end();
             for (HeapSnapshot s : toLoad) {
-                System.err.println("heapload: loaded " + s.info().source() + " as snapshot '" + s.info().id() + "' into " + db);
+                System.err.println("heapload: loaded " + SafeText.visible(s.info().source()) + " as snapshot '"
+                    + SafeText.visible(s.info().id()) + "' into " + db);
             }
         }
         return ids;

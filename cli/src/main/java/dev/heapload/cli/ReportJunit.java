@@ -3,12 +3,16 @@ package dev.heapload.cli;
 import java.util.List;
 import java.util.Locale;
 
+import dev.heapload.queries.SafeText;
+
 /**
  * The JUnit XML form of a {@link LeakReport} (the Ant/Surefire format CI servers read): a {@code <testsuites>} with
  * the suite {@code heapload.leak-groups}, one {@code <testcase>} per leak group (a {@code <failure>} when the group
  * alone breaks a failed gate, {@code <skipped>} when it is a known leak, else passed; its retention path in
  * {@code <system-out>}), and the suite {@code heapload.gates}, one test case per {@code --fail-on} gate. All text
- * goes through {@link IcicleSvg#escape} (characters XML forbids become U+FFFD).
+ * goes through {@link SafeText#xml}: control and bidi characters, which XML 1.0 mostly forbids, are shown escaped
+ * ({@code \x1b}, <code>&#92;u202e</code>); the retention path keeps one line per hop, a line break inside a name shows as
+ * {@code \n}.
  */
 final class ReportJunit {
 
@@ -39,10 +43,10 @@ final class ReportJunit {
                 b.append("   <skipped message=\"").append(x("known leak (" + g.knownBy() + "): " + summary)).append("\"/>\n");
             } else if (!g.brokenGates().isEmpty()) {
                 b.append("   <failure type=\"gate\" message=\"").append(x("breaks " + String.join(", ", g.brokenGates())
-                    + ": " + summary)).append("\">").append(x(String.join("\n", g.path()))).append("</failure>\n");
+                    + ": " + summary)).append("\">").append(lines(g.path())).append("</failure>\n");
             }
-            b.append("   <system-out>").append(x(summary + (g.status() == null ? "" : " (" + g.status() + ")") + "\n"
-                + String.join("\n", g.path()))).append("</system-out>\n");
+            b.append("   <system-out>").append(x(summary + (g.status() == null ? "" : " (" + g.status() + ")"))).append('\n')
+                .append(lines(g.path())).append("</system-out>\n");
             b.append("  </testcase>\n");
         }
         b.append(" </testsuite>\n");
@@ -60,7 +64,13 @@ final class ReportJunit {
         return b.toString();
     }
 
+    /** One line of XML text: no raw line break or control character. */
     private static String x(String s) {
-        return IcicleSvg.escape(s == null ? "" : s);
+        return SafeText.xml(s, false);
+    }
+
+    /** The lines, each escaped by {@link #x}, joined by LF. */
+    private static String lines(List<String> lines) {
+        return String.join("\n", lines.stream().map(ReportJunit::x).toList());
     }
 }

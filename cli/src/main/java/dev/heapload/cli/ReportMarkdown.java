@@ -3,11 +3,14 @@ package dev.heapload.cli;
 import java.util.List;
 import java.util.Locale;
 
+import dev.heapload.queries.SafeText;
+
 /**
  * The Markdown form of a {@link LeakReport}, for pull-request comments: verdict, headline numbers, the leak groups
  * (each with its retention path in a code block), known and resolved groups. The query sections are left to the HTML
  * and JSON forms. Strings from dumps are escaped for Markdown ({@link #text}) or put in code blocks whose fence is
- * longer than any run of backticks inside.
+ * longer than any run of backticks inside; either way control and bidi characters are shown escaped
+ * ({@link SafeText#visible}: {@code \x1b}, <code>&#92;u202e</code>, {@code \\}).
  */
 final class ReportMarkdown {
 
@@ -65,36 +68,24 @@ final class ReportMarkdown {
                 text(g.headType()), g.objects(), g.newBytes(), g.retainedBytes(), code(g.fingerprint()),
                 g.known() ? ", known: " + code(g.knownBy()) : "",
                 g.brokenGates().isEmpty() ? "" : ", breaks " + code(String.join(", ", g.brokenGates()))));
-            b.append(block(String.join("\n", g.path()))).append('\n');
+            b.append(block(String.join("\n", g.path().stream().map(SafeText::visible).toList()))).append('\n');
         }
     }
 
-    /** Text with Markdown's and HTML's special characters escaped, on one line. */
+    /** Text with Markdown's and HTML's special characters escaped (table pipes too), on one line ({@link SafeText#markdown}). */
     static String text(String s) {
-        StringBuilder b = new StringBuilder();
-        for (char c : (s == null ? "" : s).toCharArray()) {
-            switch (c) {
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '&' -> b.append("&amp;");
-                case '\n', '\r', '\t' -> b.append(' ');
-                default -> {
-                    if ("\\`*_{}[]()#+-.!|~\"'".indexOf(c) >= 0) {
-                        b.append('\\');
-                    }
-                    b.append(c < 0x20 || c == 0x7f ? '\uFFFD' : c);
-                }
-            }
-        }
-        return b.toString();
+        return SafeText.markdown(s);
     }
 
     /** Inline code: escaped text in an HTML {@code <code>} element (backticks cannot break out of it). */
     static String code(String s) {
-        return "<code>" + IcicleSvg.escape(s == null ? "" : s).replace("|", "&#124;").replace("\n", " ") + "</code>";
+        return "<code>" + SafeText.xml(SafeText.visible(s), false).replace("|", "&#124;") + "</code>";
     }
 
-    /** A fenced code block whose fence is longer than the longest run of backticks in {@code s}. */
+    /**
+     * A fenced code block whose fence is longer than the longest run of backticks in {@code s}; {@code s} is lines
+     * already in their {@link SafeText#visible} form, joined by LF.
+     */
     static String block(String s) {
         int longest = 0;
         int run = 0;
@@ -103,10 +94,6 @@ final class ReportMarkdown {
             longest = Math.max(longest, run);
         }
         String fence = "`".repeat(Math.max(3, longest + 1));
-        StringBuilder clean = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            clean.append((c < 0x20 && c != '\n') || c == 0x7f ? '\uFFFD' : c);
-        }
-        return fence + "\n" + clean + "\n" + fence + "\n";
+        return fence + "\n" + s + "\n" + fence + "\n";
     }
 }

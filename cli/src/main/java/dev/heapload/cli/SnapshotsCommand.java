@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import dev.heapload.queries.SafeText;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
@@ -39,7 +40,7 @@ final class SnapshotsCommand implements Callable<Integer> {
             try (RemoteGraphStore remote = bolt.connect()) {
                 if (delete != null) {
                     remote.delete(delete);
-                    out.println("deleted snapshot " + delete);
+                    out.println("deleted snapshot " + SafeText.visible(delete));
                 }
                 print(remote.snapshots(), out);
             }
@@ -49,7 +50,7 @@ final class SnapshotsCommand implements Callable<Integer> {
         try (GraphStore store = GraphStore.open(db)) {
             if (delete != null) {
                 store.delete(delete);
-                out.println("deleted snapshot " + delete);
+                out.println("deleted snapshot " + SafeText.visible(delete));
             }
             print(store.snapshots(), out);
         }
@@ -61,8 +62,8 @@ final class SnapshotsCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
             "bytes", "loaded at", "source");
         for (SnapshotSummary s : list) {
-            out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", s.id(), s.vm(), s.objectCount(),
-                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), s.source());
+            out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", SafeText.visible(s.id()), SafeText.visible(s.vm()), s.objectCount(),
+                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), SafeText.visible(s.source()));
         }
     }
 }

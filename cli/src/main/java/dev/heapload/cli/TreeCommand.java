@@ -24,6 +24,7 @@ import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.analysis.SnapshotDiff;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.SafeText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -96,7 +97,7 @@ final class TreeCommand implements Callable<Integer> {
             counted = o -> isNew[o];
             title = "new in " + second.getFileName() + " relative to " + first.getFileName();
             out.printf(Locale.ROOT, "%,d objects new in %s (%,d of them at an address the baseline used for another object)%n",
-                diff.newCount(), second, diff.reusedAddresses());
+                diff.newCount(), SafeText.visible(second.toString()), diff.reusedAddresses());
         }
         bars.end();
         ReachabilityTree.Node root = ReachabilityTree.build(snapshot, counted, mode);
@@ -144,7 +145,7 @@ final class TreeCommand implements Callable<Integer> {
         }
         for (int i = 0; i < Math.min(top, all.size()); i++) {
             Entry e = all.get(i);
-            out.printf(Locale.ROOT, "  %,12d %,8d  %s%n", e.node.size(), e.node.count(), e.path);
+            out.printf(Locale.ROOT, "  %,12d %,8d  %s%n", e.node.size(), e.node.count(), SafeText.visible(e.path));
         }
     }
 

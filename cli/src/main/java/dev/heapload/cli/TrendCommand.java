@@ -23,11 +23,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--svg FILE] [--db DIR | --uri URI]}:
+ * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--csv-raw] [--svg FILE] [--db DIR | --uri URI]}:
  * the history of a store: objects and bytes of every snapshot in load order (saved query {@code trend}), or of one
  * memory category ({@code --category N}), or of every category ({@code --by-category}, saved query
  * {@code trend-categories}); with {@code --svg} also the chart ({@link TrendChartSvg}). Reads only the precomputed
- * Snapshot, Category and Stats nodes. A store without snapshots is one line on stderr and exit 1.
+ * Snapshot, Category and Stats nodes. A store without snapshots is one line on stderr and exit 1. Category names in
+ * the table and CSV are shown as {@link dev.heapload.queries.SafeText} makes them (exact with {@code --csv-raw}).
  */
 @Command(name = "trend", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Objects and bytes of every snapshot in the store, in load order, as a table and an SVG chart.",
@@ -45,6 +46,10 @@ final class TrendCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
         description = "table, csv or json (default: ${DEFAULT-VALUE}).")
     String format;
+
+    @Option(names = "--csv-raw",
+        description = "With --format csv: write strings exactly (no escapes of control characters, no ' before = + - @).")
+    boolean csvRaw;
 
     @Option(names = "--svg", paramLabel = "FILE",
         description = "Also write the chart: bytes per snapshot (and per category: the 5 largest, the rest as "
@@ -136,7 +141,7 @@ final class TrendCommand implements Callable<Integer> {
             Files.writeString(svg, text, StandardCharsets.UTF_8);
         }
         PrintStream out = System.out;
-        ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, out);
+        ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, csvRaw, out);
         return 0;
     }
 

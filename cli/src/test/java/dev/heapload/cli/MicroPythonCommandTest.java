@@ -173,7 +173,7 @@ class MicroPythonCommandTest {
         Path svg = tmp.resolve("e.svg");
         Files.writeString(svg, w.toString());
         assertValidXml(svg);
-        assertTrue(w.toString().contains("0x1000 str, 1 blocks (16 bytes): &lt;script&gt;&amp;&quot;&#39;\uFFFD\uFFFD"),
+        assertTrue(w.toString().contains("0x1000 str, 1 blocks (16 bytes): &lt;script&gt;&amp;&quot;&#39;\\x01\\ud800"),
             w.toString());
         assertTrue(w.toString().contains("Evil&lt;Class&gt;"));
     }

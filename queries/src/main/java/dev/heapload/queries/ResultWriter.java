@@ -18,10 +18,15 @@ import com.fasterxml.jackson.core.JsonGenerator;
  *
  * <ul>
  *   <li>table: a header row, a rule, then the rows; numbers right-aligned; a list value puts one element per
- *       line inside its cell; {@code null} is empty.</li>
+ *       line inside its cell; {@code null} is empty; strings in their {@link SafeText#visible} form (no control or
+ *       bidi character reaches the terminal).</li>
  *   <li>csv: header row, then rows; CRLF-free ({@code \n}), fields quoted when they hold a comma, quote or line
- *       break; a list value is its elements joined by {@code \n}; {@code null} is empty.</li>
- *   <li>json: an array of objects, one per row, keys in column order, lists as arrays, {@code null} as null.</li>
+ *       break; a list value is its elements joined by {@code \n}; {@code null} is empty. String cells are made safe
+ *       by {@link SafeText#csvCell} (control characters visible; a cell starting with {@code = + - @} gets a leading
+ *       {@code '} and is quoted) unless written raw ({@code --csv-raw}); numbers and booleans are written as they
+ *       are.</li>
+ *   <li>json: an array of objects, one per row, keys in column order, lists as arrays, {@code null} as null; strings
+ *       exact (Jackson escapes control characters).</li>
  * </ul>
  */
 public final class ResultWriter {
@@ -53,31 +58,51 @@ public final class ResultWriter {
      * @throws IOException when writing fails
      */
     public static void write(QueryResult result, Format format, OutputStream out) throws IOException {
+        write(result, format, false, out);
+    }
+
+    /**
+     * Writes {@code result} to {@code out} in {@code format} (UTF-8); with {@code csvRaw} CSV string cells are
+     * written exactly (no {@link SafeText} escapes or formula prefix; the {@code --csv-raw} option). Other formats
+     * ignore {@code csvRaw}.
+     *
+     * @throws IOException when writing fails
+     */
+    public static void write(QueryResult result, Format format, boolean csvRaw, OutputStream out) throws IOException {
         switch (format) {
             case TABLE -> writeTable(result, out);
-            case CSV -> writeCsv(result, out);
+            case CSV -> writeCsv(result, csvRaw, out);
             case JSON -> writeJson(result, out);
             default -> throw new IllegalStateException();
         }
     }
 
-    /** The CSV text of {@code result} (see the class comment). */
+    /** The CSV text of {@code result} (see the class comment), string cells made safe. */
     public static String csv(QueryResult result) {
+        return csv(result, false);
+    }
+
+    /** The CSV text of {@code result}; {@code raw}: string cells exactly as they are ({@code --csv-raw}). */
+    public static String csv(QueryResult result, boolean raw) {
         StringBuilder b = new StringBuilder();
-        appendCsvRow(b, new ArrayList<>(result.columns()));
+        appendCsvRow(b, new ArrayList<>(result.columns()), raw);
         for (List<Object> row : result.rows()) {
-            appendCsvRow(b, row);
+            appendCsvRow(b, row, raw);
         }
         return b.toString();
     }
 
-    private static void appendCsvRow(StringBuilder b, List<?> row) {
+    private static void appendCsvRow(StringBuilder b, List<?> row, boolean raw) {
         for (int i = 0; i < row.size(); i++) {
             if (i > 0) {
                 b.append(',');
             }
-            String f = text(row.get(i), "\n");
-            if (f.indexOf(',') >= 0 || f.indexOf('"') >= 0 || f.indexOf('\n') >= 0 || f.indexOf('\r') >= 0) {
+            Object v = row.get(i);
+            String f = text(v, "\n", raw);
+            if (!raw && v != null && !(v instanceof Number || v instanceof Boolean)) {
+                f = SafeText.formulaSafe(f);
+            }
+            if (SafeText.csvNeedsQuotes(f)) {
                 b.append('"').append(f.replace("\"", "\"\"")).append('"');
             } else {
                 b.append(f);
@@ -86,30 +111,34 @@ public final class ResultWriter {
         b.append('\n');
     }
 
-    private static void writeCsv(QueryResult result, OutputStream out) throws IOException {
-        out.write(csv(result).getBytes(StandardCharsets.UTF_8));
+    private static void writeCsv(QueryResult result, boolean raw, OutputStream out) throws IOException {
+        out.write(csv(result, raw).getBytes(StandardCharsets.UTF_8));
         out.flush();
     }
 
-    private static String text(Object v, String listSeparator) {
+    /** The text of a value; strings (list elements, map keys and values) in their visible form unless raw. */
+    private static String text(Object v, String listSeparator, boolean raw) {
         if (v == null) {
             return "";
         }
         if (v instanceof List<?> list) {
             List<String> parts = new ArrayList<>();
             for (Object o : list) {
-                parts.add(text(o, ", "));
+                parts.add(text(o, ", ", raw));
             }
             return String.join(listSeparator, parts);
         }
         if (v instanceof Map<?, ?> m) {
             List<String> parts = new ArrayList<>();
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                parts.add(e.getKey() + ": " + text(e.getValue(), ", "));
+                parts.add(text(String.valueOf(e.getKey()), ", ", raw) + ": " + text(e.getValue(), ", ", raw));
             }
             return "{" + String.join(", ", parts) + "}";
         }
-        return v.toString();
+        if (v instanceof Number || v instanceof Boolean) {
+            return v.toString();
+        }
+        return raw ? v.toString() : SafeText.visible(v.toString());
     }
 
     private static void writeTable(QueryResult result, OutputStream out) {
@@ -119,7 +148,7 @@ public final class ResultWriter {
         int[] width = new int[n];
         boolean[] numeric = new boolean[n];
         for (int c = 0; c < n; c++) {
-            width[c] = cols.get(c).length();
+            width[c] = SafeText.visible(cols.get(c)).length();
             numeric[c] = !result.rows().isEmpty();
         }
         for (List<Object> row : result.rows()) {
@@ -129,7 +158,7 @@ public final class ResultWriter {
                 if (v != null && !(v instanceof Number)) {
                     numeric[c] = false;
                 }
-                String[] ls = text(v, "\n").split("\n", -1);
+                String[] ls = text(v, "\n", false).split("\n", -1);
                 for (String l : ls) {
                     width[c] = Math.max(width[c], l.length());
                 }
@@ -140,7 +169,7 @@ public final class ResultWriter {
         PrintStream p = new PrintStream(out, false, StandardCharsets.UTF_8);
         StringBuilder b = new StringBuilder();
         for (int c = 0; c < n; c++) {
-            pad(b, cols.get(c), width[c], numeric[c], c == n - 1);
+            pad(b, SafeText.visible(cols.get(c)), width[c], numeric[c], c == n - 1);
         }
         p.println(b.toString().stripTrailing());
         b.setLength(0);
