@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code Theme ESC]0;pwned BEL ESC[2J CR Changed LF U+202E =cmd()} in both files, and memory category 0 is named
  * {@code =cmd() ESC[2J} in before.json and {@code @SUM(1) U+202E CR} in after.json. Every text output must show
  * them escaped and hold no raw ESC, BEL, CR or U+202E; CSV string cells starting with = or @ get a leading quote
- * unless --csv-raw.
+ * unless --csv-raw. The micropython text is checked with a printed map whose file name holds such characters.
  */
 class SafeOutputTest {
 
@@ -166,5 +166,15 @@ class SafeOutputTest {
         String html = Files.readString(out.resolve("report.html"), StandardCharsets.UTF_8);
         assertFalse(html.contains("\u001b") || html.contains("\u202e") || html.contains("\u0007"), "raw control in html");
         assertTrue(html.contains("Theme\\x1b]0;pwned\\x07\\x1b[2J"), "escaped key in html");
+    }
+
+    @Test
+    void microPythonText() throws Exception {
+        // the printed-map label is the file's name: one with an OSC title sequence and a bidi override in it
+        Path map = tmp.resolve("map\u001b]0;pwned\u0007\u202e.txt");
+        Files.copy(MicroPythonCommandTest.fixture("v1.18-qemu-mem_info.txt"), map);
+        HeapLoadCommandTest.Run r = ok("micropython", "micropython", "--printed-map", map.toString(), "--heap-map");
+        assertTrue(r.out().contains("map\\x1b]0;pwned\\x07\\u202e.txt: 1 area(s)"), r.out());
+        assertTrue(r.out().contains("    T tuple                           111          113        1,808\n"), r.out());
     }
 }
