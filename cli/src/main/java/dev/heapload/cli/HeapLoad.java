@@ -333,17 +333,17 @@ public final class HeapLoad implements Callable<Integer> {
             cl.setErr(new PrintWriter(err, true));
             cl.setParameterExceptionHandler((ex, arguments) -> {
                 CommandLine c = ex.getCommandLine();
-                err.println("heapload: " + oneLine(ex));
+                err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
                 err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
                 return 2;
             });
             cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-                err.println("heapload: " + oneLine(ex));
+                err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
                 return BAD_INPUT;
             });
             return cl.execute(args);
         } catch (OutOfMemoryError e) {
-            err.println("heapload: " + oneLine(e));
+            err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(e)));
             return BAD_INPUT;
         } finally {
             System.out.flush();
