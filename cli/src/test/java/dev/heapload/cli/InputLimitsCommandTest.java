@@ -126,7 +126,12 @@ class InputLimitsCommandTest {
             + "(letters, digits, '-', '_' and '.' take 1 byte, every other UTF-8 byte 3, as %XX)", r.err().lines().findFirst().orElse(""));
         // 75 'é' = 456 bytes: still too long although 75 characters are under the 120-character limit
         assertEquals(2, run("--db", db.toString(), "--name", "é".repeat(75), example.toString()).code());
-        // 37 'é' = 222 + 6 = 228 bytes; 36 = 222: fits
+        Run mp = run("micropython", "--db", db.toString(), "--name", "é".repeat(100), "--regions",
+            tmp.resolve("no-such").resolve("regions.json").toString());
+        assertEquals(2, mp.code(), mp.err());
+        assertTrue(mp.err().startsWith("heapload: --name is too long for a file name: its snapshot file name would be 606 bytes"),
+            mp.err());
+        // 37 'é' + 'a' = 222 + 1 + 6 = 229 bytes
         assertEquals(2, run("--db", db.toString(), "--name", "é".repeat(37) + "a", example.toString()).code());
         assertStoreUnchanged();
     }
