@@ -211,20 +211,30 @@ public final class HeapLoad implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "two files would get the snapshot id '"
                     + id + "'; load them one at a time with --name");
             }
-            int bytes = GraphStore.snapshotFileNameBytes(id);
-            if (bytes > GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES) {
-                throw new CommandLine.ParameterException(spec.commandLine(), String.format(java.util.Locale.ROOT,
-                    "%s is too long for a file name: its snapshot file name would be %,d bytes, at most %d (letters, "
-                        + "digits, '-', '_' and '.' take 1 byte, every other UTF-8 byte 3, as %%XX)",
-                    name != null ? "--name" : "the snapshot id of " + file.getFileName() + " (give a shorter one with --name)",
-                    bytes, GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES));
-            }
+            requireFileNameFits(spec.commandLine(), id,
+                name != null ? "--name" : "the snapshot id of " + file.getFileName() + " (give a shorter one with --name)");
             ids.add(id);
             if (!replace && exists.exists(id)) {
                 throw new SnapshotExistsException(id, place);
             }
         }
         return ids;
+    }
+
+    /**
+     * Refuses (usage error, exit 2) a snapshot id whose file name in the store would be longer than
+     * {@link GraphStore#MAX_SNAPSHOT_FILE_NAME_BYTES}, before anything is read.
+     *
+     * @param what how the message names the id, e.g. {@code --name}
+     */
+    static void requireFileNameFits(CommandLine commandLine, String id, String what) {
+        int bytes = GraphStore.snapshotFileNameBytes(id);
+        if (bytes > GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES) {
+            throw new CommandLine.ParameterException(commandLine, String.format(java.util.Locale.ROOT,
+                "%s is too long for a file name: its snapshot file name would be %,d bytes, at most %d (letters, "
+                    + "digits, '-', '_' and '.' take 1 byte, every other UTF-8 byte 3, as %%XX)",
+                what, bytes, GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES));
+        }
     }
 
     /** Whether a store already holds a snapshot id. */

@@ -104,6 +104,9 @@ final class MicroPythonCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
         PrintStream out = System.out;
+        if (name != null) {
+            HeapLoad.requireFileNameFits(spec.commandLine(), name, "--name");
+        }
         if (!printedMaps.isEmpty()) {
             if (regions != null || ram != null) {
                 throw usage("--printed-map cannot be combined with --regions or --ram");

@@ -2,6 +2,7 @@ package dev.heapload.analysis;
 
 import java.util.Arrays;
 
+import dev.heapload.model.ByteSums;
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -186,8 +187,9 @@ public final class DominatorTree {
         long[] sizes = snapshot.shallowSizeColumn();
         long[] retained = new long[count];
         for (int w = count - 1; w >= 1; w--) {
-            retained[w] += sizes[vertexOf[w] - 1];
-            retained[idom[w]] += retained[w];
+            // saturating (ByteSums): a dump may declare sizes that sum past 2^63
+            retained[w] = ByteSums.add(retained[w], sizes[vertexOf[w] - 1]);
+            retained[idom[w]] = ByteSums.add(retained[idom[w]], retained[w]);
         }
         for (int w = 1; w < count; w++) {
             int o = vertexOf[w] - 1;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntPredicate;
 
+import dev.heapload.model.ByteSums;
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -164,7 +165,7 @@ public final class ReachabilityTree {
             visited[o] = true;
             if (counted.test(o)) {
                 long size = snapshot.shallowSize(o);
-                node.size += size;
+                node.size = ByteSums.add(node.size, size);
                 node.count++;
                 if (bySplit) {
                     int cat = snapshot.category(o);
@@ -172,7 +173,7 @@ public final class ReachabilityTree {
                         cat = 0;
                     }
                     long[] c = node.byCategory.computeIfAbsent(cat, k -> new long[2]);
-                    c[0] += size;
+                    c[0] = ByteSums.add(c[0], size);
                     c[1]++;
                 }
             }
@@ -267,7 +268,7 @@ public final class ReachabilityTree {
             n.total = n.size;
             n.totalCount = n.count;
             for (Node c : n.children.values()) {
-                n.total += c.total;
+                n.total = ByteSums.add(n.total, c.total);
                 n.totalCount += c.totalCount;
             }
         }

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
+import dev.heapload.model.ByteSums;
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -139,12 +140,12 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 byKey.put(key, b);
             }
             long size = target.shallowSize(o);
-            newBytes += size;
+            newBytes = ByteSums.add(newBytes, size);
             b[2]++;
-            b[3] += size;
+            b[3] = ByteSums.add(b[3], size);
             if (reachable[o]) {
                 b[4]++;
-                b[5] += size;
+                b[5] = ByteSums.add(b[5], size);
             }
             if (!crossProcess && diff.sameAddress()[o] >= 0) {
                 b[6]++;
@@ -235,7 +236,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         for (int o = 0; o < n; o++) {
             if (headOf[o] >= 0) {
                 members[headOf[o]]++;
-                memberBytes[headOf[o]] += target.shallowSize(o);
+                memberBytes[headOf[o]] = ByteSums.add(memberBytes[headOf[o]], target.shallowSize(o));
             }
         }
         // map-like tables: heads under the same holder, reference kind and type, but under MAP_KEYS or more
@@ -262,8 +263,8 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             key.add(target.type(h));
             long[] g = groups.computeIfAbsent(key, k -> new long[4]);
             g[0] += members[h];
-            g[1] += memberBytes[h];
-            g[2] += retained[h];
+            g[1] = ByteSums.add(g[1], memberBytes[h]);
+            g[2] = ByteSums.add(g[2], retained[h]);
             g[3]++;
             Integer ex = examples.get(key);
             if (ex == null || retained[h] > retained[ex]

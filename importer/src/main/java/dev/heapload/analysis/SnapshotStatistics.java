@@ -10,6 +10,7 @@ import java.util.PriorityQueue;
 
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
+import dev.heapload.model.ByteSums;
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -90,10 +91,10 @@ public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<I
             }
             long size = snapshot.shallowSize(o);
             b[2]++;
-            b[3] += size;
+            b[3] = ByteSums.add(b[3], size);
             if (reachable[o]) {
                 b[4]++;
-                b[5] += size;
+                b[5] = ByteSums.add(b[5], size);
             }
             b[6] = Math.max(b[6], retained[o]);
             if (weakOnly[o]) {

@@ -34,6 +34,8 @@ public final class InputLimits {
     public static final int MAX_NESTING_DEPTH = 10_000;
     /** Most decompressed bytes per byte of a gzip file. */
     public static final long MAX_GZIP_RATIO = 1000;
+    /** Most decompressed bytes per byte believed of a gzip file whose content would be 4 GiB or more. */
+    public static final long PLAUSIBLE_GZIP_RATIO = 100;
 
     private InputLimits() {
     }
@@ -83,21 +85,26 @@ public final class InputLimits {
     }
 
     /**
-     * The most bytes the content of a gzip file of {@code storedSize} bytes whose last 4 bytes state
-     * {@code isize} may have: the largest {@code isize + k·2^32} not above {@value #MAX_GZIP_RATIO} times the
-     * file's size; when even {@code isize} is above that (a file of several members states only the last's size),
-     * the ratio limit itself.
+     * The most bytes the content of a gzip file of {@code storedSize} bytes whose last 4 bytes state {@code isize}
+     * may have. The stated size is the content's length modulo 2^32, so the content is {@code isize + k·2^32}: it is
+     * believed with the largest {@code k} that keeps it within {@value #PLAUSIBLE_GZIP_RATIO} times the file's size
+     * (dumps compress about 14:1), and at least with {@code k = 0} when that is within {@value #MAX_GZIP_RATIO} times;
+     * a stated size over that (a file of several members states only the last's size) leaves the ratio limit alone.
+     * A 10 MB gzip of 10 GiB (stating 2 GiB) stops after 2 GiB.
      *
      * @param isize the stated size, or -1 when unknown
      */
     public static long gzipContentLimit(long storedSize, long isize) {
-        long ratioLimit = Math.max(storedSize, 1) > Long.MAX_VALUE / MAX_GZIP_RATIO
-            ? Long.MAX_VALUE : Math.max(storedSize, 1) * MAX_GZIP_RATIO;
-        if (isize < 0 || isize > ratioLimit) {
-            return ratioLimit;
+        long stored = Math.max(storedSize, 1);
+        long hard = stored > Long.MAX_VALUE / MAX_GZIP_RATIO ? Long.MAX_VALUE : stored * MAX_GZIP_RATIO;
+        if (isize < 0 || isize > hard) {
+            return hard;
         }
-        long k = (ratioLimit - isize) >>> 32;
-        return isize + (k << 32);
+        long plausible = stored > Long.MAX_VALUE / PLAUSIBLE_GZIP_RATIO ? Long.MAX_VALUE : stored * PLAUSIBLE_GZIP_RATIO;
+        if (plausible <= isize) {
+            return isize;
+        }
+        return isize + (((plausible - isize) >>> 32) << 32);
     }
 
     /**

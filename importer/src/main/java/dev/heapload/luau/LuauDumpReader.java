@@ -106,7 +106,10 @@ import dev.heapload.model.SnapshotInfo;
  * e.g. {@code x.json: byte 0: empty file}, {@code x.json: byte 51234: unexpected end of input
  * (truncated dump?)}, {@code x.json: not a Luau heap dump: no "objects" member}. A missing file is
  * also a {@link DumpFormatException} ({@code x.json: no such file}), not a
- * {@link NoSuchFileException}; so is a directory or an unreadable file. Other I/O errors (a failing
+ * {@link NoSuchFileException}; so is a directory, a pipe or an unreadable file. So are a value over the limits of
+ * {@link InputLimits} (string length, name length, nesting, gzip expansion), a record field given twice ({@code x.json:
+ * byte 40: the record of "0x1" has a second "size" field}) and a second top-level member ({@code a second top-level
+ * "objects" member}), at the byte offset of the offending token. Other I/O errors (a failing
  * disk) are thrown as the {@link IOException} the JDK reports.
  *
  * <p>Instances hold no state between calls and may be shared; each {@link #read} uses one extra

@@ -234,11 +234,11 @@ public final class HeapSnapshot {
         return roots;
     }
 
-    /** Sum of shallow sizes of all objects, in bytes. */
+    /** Sum of shallow sizes of all objects, in bytes, saturated at {@link Long#MAX_VALUE} ({@link ByteSums}). */
     public long totalShallowBytes() {
         long sum = 0;
         for (long s : sizes) {
-            sum += s;
+            sum = ByteSums.add(sum, s);
         }
         return sum;
     }

@@ -302,8 +302,18 @@ public final class HeapSnapshotBuilder {
             }
         }
         SnapshotInfo outInfo = info;
-        if (dropped > 0 || droppedRoots > 0) {
+        long total = 0;
+        for (long s : outSizes) {
+            total = ByteSums.add(total, s);
+        }
+        if (total == Long.MAX_VALUE || total == Long.MIN_VALUE) {
             List<String> warnings = new ArrayList<>(info.warnings());
+            warnings.add(ByteSums.SATURATED_WARNING);
+            outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
+                info.categories(), warnings);
+        }
+        if (dropped > 0 || droppedRoots > 0) {
+            List<String> warnings = new ArrayList<>(outInfo.warnings());
             warnings.add(dropped + " reference(s) and " + droppedRoots
                 + " root(s) point to addresses that have no object record (dump taken without a full GC?); dropped");
             outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),

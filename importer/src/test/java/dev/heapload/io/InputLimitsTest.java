@@ -62,8 +62,10 @@ class InputLimitsTest {
         assertEquals(1000L * 1000, InputLimits.gzipContentLimit(1000, -1));
         // stated 500 bytes of a 1000-byte file: 500 + k·2^32 under 1,000,000 is 500 itself
         assertEquals(500, InputLimits.gzipContentLimit(1000, 500));
-        // a 10 MB file stating 2 GiB (10 GiB mod 2^32): 2 GiB and 6 GiB fit under 10 GB, 10 GiB does not
-        assertEquals((2L << 30) + (1L << 32), InputLimits.gzipContentLimit(10_000_000, 2L << 30));
+        // a 10 MB file stating 2 GiB (10 GiB mod 2^32): over 100:1 already, so 2 GiB and no more
+        assertEquals(2L << 30, InputLimits.gzipContentLimit(10_000_000, 2L << 30));
+        // a 300 MB file stating 1 GiB: 1, 5, … 29 GiB are plausible (up to 30 GB at 100:1); the largest is believed
+        assertEquals((1L << 30) + 6 * (1L << 32), InputLimits.gzipContentLimit(300_000_000, 1L << 30));
         // a stated size over the ratio (the last member of several): the ratio alone
         assertEquals(1000L * 1000, InputLimits.gzipContentLimit(1000, 3_000_000));
         assertEquals(Long.MAX_VALUE, InputLimits.gzipContentLimit(Long.MAX_VALUE / 10, -1));
