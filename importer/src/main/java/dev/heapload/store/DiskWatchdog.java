@@ -6,9 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Watches the free space of a store's file system while a rebuild, or a start or stop of the DBMS, runs (a daemon thread, one look every
- * {@link #PERIOD_MS} ms). Normally the rebuild itself fails within a second or two once the disk is full (Neo4j's
- * page cache throws {@code OutOfDiskSpaceException}, the JDK "No space left on device") and {@link #sawFull} only
+ * Watches the free space of a store's file system while a rebuild, or a start or stop of the DBMS, runs (a daemon
+ * thread, one look every {@link #PERIOD_MS} ms). Normally the rebuild itself fails within a second or two once the
+ * disk is full (Neo4j's page cache throws {@code OutOfDiskSpaceException}, the JDK "No space left on device") and {@link #sawFull} only
  * tells it that this was the cause. It is the backstop for a rebuild that instead keeps retrying (Neo4j's page
  * cache retries failed flushes): when the disk is full and a thread has been in that retry loop for
  * {@link #RETRY_LOOKS} looks, or the disk has stayed full for {@link #GRACE_MS} ms and the rebuild still runs,

@@ -60,8 +60,10 @@ import dev.heapload.model.Progress;
  * then atomically replaces {@code catalog.properties}; a new snapshot's file is written as
  * {@code <id>.hsnap.pending-<g>} and moved to {@code <id>.hsnap} after that commit (or on the next open, if the
  * process died in between). Before the commit an exception, an interrupt or Ctrl-C (a shutdown hook)
- * removes everything the attempt wrote, so the store stays exactly as it was. Cost: a load rebuilds the whole
- * graph, so its time grows with the other snapshots in the store (each is read back from its file).
+ * removes everything the attempt wrote, so the store stays exactly as it was. A rebuild first checks the free disk
+ * space against an estimate ({@link DiskSpace}) and refuses with a {@link DiskFullException} when it is too small;
+ * a disk that fills during the rebuild ends it with one too, the attempt's files removed. Cost: a load rebuilds the
+ * whole graph, so its time grows with the other snapshots in the store (each is read back from its file).
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
@@ -134,10 +136,11 @@ public final class GraphStore implements AutoCloseable {
     static volatile boolean haltOnDiskFullHang;
 
     /**
-     * When on, a rebuild (or a DBMS start or stop) that still runs 5 s after the disk filled (Neo4j's page cache retrying a flush) removes
-     * what it wrote, prints its one-line {@link DiskFullException} message to {@code System.err} and ends the JVM
-     * with exit code 1 ({@link DiskWatchdog}); when off (the default, for programs embedding the store) it only
-     * interrupts the rebuilding thread. The command-line tool turns it on.
+     * When on, a rebuild (or a DBMS start or stop) stuck on a full disk (Neo4j's page cache retrying a flush for
+     * about a second, or any work still running 10 s after the disk filled) removes what it wrote, prints its
+     * one-line {@link DiskFullException} message to {@code System.err} and ends the JVM with exit code 1
+     * ({@link DiskWatchdog}); when off (the default, for programs embedding the store) it only interrupts the
+     * stuck thread. The command-line tool turns it on.
      */
     public static void setHaltOnDiskFullHang(boolean on) {
         haltOnDiskFullHang = on;
@@ -423,8 +426,9 @@ public final class GraphStore implements AutoCloseable {
             }
             Path home = dir.resolve(graph);
             GraphBuilder.repairServerId(home, log);
-            Path systemDb = home.resolve("data").resolve("databases").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
-            Path systemTx = home.resolve("data").resolve("transactions").resolve(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+            String system = GraphDatabaseSettings.SYSTEM_DATABASE_NAME;
+            Path systemDb = home.resolve("data").resolve("databases").resolve(system);
+            Path systemTx = home.resolve("data").resolve("transactions").resolve(system);
             boolean hadSystem = Files.isDirectory(systemDb);
             long startNeeds = hadSystem ? DiskSpace.RESTART : DiskSpace.FIRST_START;
             long freeAtStart = DiskSpace.usable(dir);
@@ -451,6 +455,7 @@ public final class GraphStore implements AutoCloseable {
                 db = dbms.database(DATABASE);
             } catch (RuntimeException e) {
                 watchdog.stop();
+                System.setErr(terminal);
                 PortInUseException inUse = PortInUseException.find(e, serverPorts);
                 if (inUse != null) {
                     closeDatabase();
@@ -477,11 +482,11 @@ public final class GraphStore implements AutoCloseable {
                 }
                 throw e;
             } finally {
+                watchdog.stop();
                 if (System.err == traces) {
                     System.setErr(terminal);
                 }
             }
-            watchdog.stop();
         }
         return db;
     }
