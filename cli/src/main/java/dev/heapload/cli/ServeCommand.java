@@ -161,7 +161,7 @@ final class ServeCommand implements Callable<Integer> {
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
         out.println("Authentication is disabled: the server listens on 127.0.0.1 only, but every local user and");
-        out.println("program can read and change the graph while it runs.");
+        out.println("program can read the graph while it runs (it is read-only; LOAD CSV is off).");
         out.println();
         out.println("Starter queries:");
         for (String line : starterQueries(snapshots.get(snapshots.size() - 1).id())) {

@@ -49,7 +49,8 @@ import dev.heapload.model.Progress;
  *   DIR/graph-&lt;generation&gt;/       Neo4j home of the current graph (data/databases/neo4j, data/transactions)
  *   DIR/graph.building-&lt;g&gt;/       a graph being built (deleted on failure, on Ctrl-C, and on open)
  *   DIR/neo4j.log                 Neo4j's user log and the importer's report; DIR/logs/debug.log: its debug log
- *   DIR/store.lock                held while a GraphStore is open (one process at a time)
+ *   DIR/store.lock                held while a GraphStore is open (one process at a time); holds that
+ *                                 process's pid and what it does ({@link #holder}) for the "in use" message
  * </pre>
  *
  * <h2>All-or-nothing updates</h2>
@@ -130,6 +131,8 @@ public final class GraphStore implements AutoCloseable {
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
     private int[] serverPorts = new int[0];
     private boolean closed;
+    /** What the process holding the store does, as written into the lock file by {@link #holder}. */
+    private String holder = "";
 
     private GraphStore(Path dir, FileChannel lockChannel, FileLock lock, PrintStream log) throws IOException {
         this.dir = dir;
@@ -183,6 +186,7 @@ public final class GraphStore implements AutoCloseable {
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
             try {
+                store.holder("heapload");
                 store.recover();
             } catch (IOException | RuntimeException e) {
                 store.close();
@@ -200,6 +204,19 @@ public final class GraphStore implements AutoCloseable {
 
     private static StoreInUseException inUse(Path abs) {
         String message = "store " + abs + " is in use by another heapload process (a load, or heapload serve)";
+        boolean query = false;
+        java.util.Properties holder = new java.util.Properties();
+        try (var in = Files.newInputStream(abs.resolve(LOCK))) {
+            holder.load(in);
+            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
+            String what = holder.getProperty("command", "");
+            if (pid > 0 && what.matches("[a-z ]{1,40}")) {
+                message = "store " + abs + " is in use by another heapload process (" + what + ", pid " + pid + ")";
+                query = what.equals("a query");
+            }
+        } catch (IOException | RuntimeException e) {
+            // an older heapload's empty lock file, or one being written: the plain message
+        }
         java.util.Properties serving = new java.util.Properties();
         try (var in = Files.newInputStream(abs.resolve(SERVING))) {
             serving.load(in);
@@ -213,7 +230,42 @@ public final class GraphStore implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // no server, or a file being written: the plain message
         }
-        return new StoreInUseException(message, null, -1);
+        return new StoreInUseException(message, null, -1, query);
+    }
+
+    /**
+     * {@link #open}, but while another process holds the store for a query ({@link StoreInUseException#heldByQuery})
+     * waits for it, trying again every 100 ms for at most {@code max}, and tells {@code waiting} once (with the
+     * in-use message) when it starts to wait. Two {@code heapload query} on one store thus both run, one after the
+     * other: Neo4j lets one process at a time open a store, so there is no shared read lock.
+     *
+     * @throws StoreInUseException when a load or {@code heapload serve} holds the store, or a query still does after
+     *                             {@code max}
+     * @throws IOException         as {@link #open}
+     */
+    public static GraphStore openWaiting(Path dir, java.time.Duration max,
+                                         java.util.function.Consumer<String> waiting) throws IOException {
+        long deadline = System.nanoTime() + max.toNanos();
+        boolean told = false;
+        while (true) {
+            try {
+                return open(dir);
+            } catch (StoreInUseException e) {
+                if (!e.heldByQuery() || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                if (!told) {
+                    waiting.accept(e.getMessage());
+                    told = true;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /**
@@ -287,6 +339,7 @@ public final class GraphStore implements AutoCloseable {
     public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress)
         throws SnapshotExistsException, IOException {
         ensureOpen();
+        holder("a load");
         Map<Catalog.Entry, HeapSnapshot> added = new LinkedHashMap<>();
         Catalog next = catalog;
         Set<String> ids = new HashSet<>();
@@ -340,6 +393,7 @@ public final class GraphStore implements AutoCloseable {
      */
     public void delete(String id, Progress progress) throws IOException {
         ensureOpen();
+        holder("a snapshot delete");
         if (catalog.find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
@@ -347,7 +401,9 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * The graph of all snapshots, for queries. Starts the embedded DBMS on first use (about 4 s; page cache
+     * The graph of all snapshots, for queries: read-only (a write fails with {@code WriteOperationsNotAllowedException}
+     * and changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures
+     * removed ({@link GraphBuilder#readOnlySettings}). Starts the embedded DBMS on first use (about 4 s; page cache
      * sized to the store) and keeps it until {@link #close()} or the next load or delete; builds an empty graph
      * first when the store has none, and rebuilds the graph from the snapshot files first when an older heapload
      * built it with another {@link GraphSchema#VERSION} (telling {@link #setNotices notices} so). Do not shut it
@@ -357,6 +413,9 @@ public final class GraphStore implements AutoCloseable {
      */
     public GraphDatabaseService database() throws IOException {
         ensureOpen();
+        if (holder.equals("heapload")) {
+            holder("a query");
+        }
         if (db == null) {
             String graph = catalog.graphDirectory();
             if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
@@ -389,7 +448,9 @@ public final class GraphStore implements AutoCloseable {
     /**
      * Serves the graph to other programs on this machine: (re)starts the DBMS of {@link #database()} with Bolt on
      * {@code 127.0.0.1:boltPort} and HTTP on {@code 127.0.0.1:httpPort} (loopback only, advertised as
-     * {@code localhost}), authentication disabled, HTTPS off. Neo4j Browser is on
+     * {@code localhost}), authentication disabled, HTTPS off, CORS for Browser's own origin
+     * {@code http://localhost:httpPort} only; read-only, without file or URL access and {@code dbms.*} configuration
+     * procedures like every DBMS of {@link #database()} ({@link GraphBuilder#readOnlySettings}). Neo4j Browser is on
      * {@code http://localhost:httpPort/browser/} when the {@code org.neo4j.client:neo4j-browser} jar is on the class
      * path (the cli module has it). The server runs until {@link #close()}, which stops it in one to a few seconds
      * (the Bolt connectors' 5 s shutdown waits are set to zero); the
@@ -417,6 +478,7 @@ public final class GraphStore implements AutoCloseable {
         for (int port : new int[] {boltPort, httpPort}) {
             PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
         }
+        holder("heapload serve");
         serverSettings = GraphBuilder.serverSettings(boltPort, httpPort);
         serverPorts = new int[] {boltPort, httpPort};
         try {
@@ -464,6 +526,27 @@ public final class GraphStore implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Writes this process's id and {@code what} it does ({@code heapload} while opening, {@code a load},
+     * {@code a snapshot delete}, {@code a query}, {@code heapload serve}) into the lock file it holds, as {@code pid=} and {@code command=} lines,
+     * for the "in use by another heapload process (a query, pid 123)" message of another process's {@link #open}. Best effort: a
+     * failed write leaves the plain message.
+     */
+    private void holder(String what) {
+        if (what.equals(holder)) {
+            return;
+        }
+        holder = what;
+        byte[] text = ("pid=" + ProcessHandle.current().pid() + "\ncommand=" + what + "\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
+        try {
+            lockChannel.truncate(0);
+            lockChannel.write(java.nio.ByteBuffer.wrap(text), 0);
+        } catch (IOException e) {
+            // a full disk, say: the other process gets the plain message
+        }
+    }
 
     private void ensureOpen() {
         if (closed) {

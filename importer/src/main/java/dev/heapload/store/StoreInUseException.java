@@ -4,7 +4,8 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * {@link GraphStore#open} found the store locked by another process: a load, or {@code heapload serve}. When it is
+ * {@link GraphStore#open} found the store locked by another process: a load, a query, or {@code heapload serve}
+ * (the message names which, with its pid, from the lock file). When it is
  * {@code heapload serve} (its {@link GraphStore#SERVING} file names a live process), {@link #servedBoltUri()} is the
  * Bolt URI it serves the store on (loopback, no authentication), so read-only commands can run there instead.
  */
@@ -14,11 +15,25 @@ public final class StoreInUseException extends IOException {
 
     private final transient String servedBoltUri;
     private final long servingPid;
+    private final boolean heldByQuery;
 
     StoreInUseException(String message, String servedBoltUri, long servingPid) {
+        this(message, servedBoltUri, servingPid, false);
+    }
+
+    StoreInUseException(String message, String servedBoltUri, long servingPid, boolean heldByQuery) {
         super(message);
         this.servedBoltUri = servedBoltUri;
         this.servingPid = servingPid;
+        this.heldByQuery = heldByQuery;
+    }
+
+    /**
+     * True when the holder is a live process running a query (its lock file says {@code command=a query}): it only
+     * reads and ends within its timeout, so another reader may wait for it ({@link GraphStore#openWaiting}).
+     */
+    public boolean heldByQuery() {
+        return heldByQuery;
     }
 
     /** {@code bolt://localhost:PORT} when {@code heapload serve} holds the store, else empty. */

@@ -91,7 +91,19 @@ public final class QueryRunner {
      */
     public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                                   Duration timeout) throws QueryFailedException {
+        return run(db, query, params, limit, timeout, QueryWatchdog.GRACE, QueryWatchdog.EXIT);
+    }
+
+    /**
+     * {@link #run(GraphDatabaseService, SavedQuery, Map, long, Duration)} under a {@link QueryWatchdog} with the
+     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM).
+     */
+    static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
+                           Duration timeout, Duration grace, java.util.function.Consumer<String> halt)
+        throws QueryFailedException {
+        QueryWatchdog watchdog = null;
         try (Transaction tx = db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            watchdog = QueryWatchdog.watch(tx, query.name(), timeout, grace, halt);
             checkSnapshots(params, id -> {
                 try (Result r = tx.execute(SNAPSHOT_COUNT, Map.of("id", id))) {
                     return ((Number) r.next().get("n")).longValue() > 0;
@@ -129,7 +141,14 @@ public final class QueryRunner {
         } catch (QueryFailedException e) {
             throw e;
         } catch (RuntimeException e) {
+            if (watchdog != null && watchdog.terminated()) {
+                throw new QueryFailedException(timedOut(query, timeout));
+            }
             throw new QueryFailedException(failure(query, e, timeout));
+        } finally {
+            if (watchdog != null) {
+                watchdog.close();
+            }
         }
     }
 
@@ -223,11 +242,16 @@ public final class QueryRunner {
                 + "narrow it with parameters or --limit)";
         }
         if (text.contains("TransactionTimedOut") || text.contains("timed out") || text.contains("timeout")) {
-            return prefix + "stopped after the transaction timeout of " + timeout.toSeconds() + " s (raise it with --timeout)";
+            return timedOut(query, timeout);
         }
         String m = innermost == null ? e.getClass().getSimpleName() : innermost;
         int nl = m.indexOf('\n');
         return prefix + "failed: " + (nl >= 0 ? m.substring(0, nl) : m).strip();
+    }
+
+    private static String timedOut(SavedQuery query, Duration timeout) {
+        return "query '" + query.name() + "' stopped after the transaction timeout of " + timeout.toSeconds()
+            + " s (raise it with --timeout)";
     }
 
     /** Neo4j values of the embedded API as plain Java values; nodes and relationships become their element ids. */
