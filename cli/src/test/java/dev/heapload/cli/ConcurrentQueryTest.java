@@ -37,7 +37,10 @@ class ConcurrentQueryTest {
             second = CompletableFuture.supplyAsync(() -> HeapLoadCommandTest.run("query", "snapshot", "-p",
                 "snapshot=after", "--format", "csv", "--db", db.toString()));
             Thread.sleep(1500);
-            assertTrue(!second.isDone(), "the second query did not wait");
+            if (second.isDone()) {
+                HeapLoadCommandTest.Run early = second.get();
+                throw new AssertionError("the second query did not wait: " + early);
+            }
         }
         HeapLoadCommandTest.Run r = second.get(120, TimeUnit.SECONDS);
         assertEquals(0, r.code(), r.err());

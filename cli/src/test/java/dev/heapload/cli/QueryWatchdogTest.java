@@ -14,10 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.heapload.store.GraphStore;
 
 /**
- * {@code heapload query --timeout S} stops a CPU-bound query that Neo4j's own transaction timeout does not stop (a
- * {@code reduce} over billions of list elements is one expression: Neo4j checks the timeout between rows): the
- * watchdog terminates the transaction at S, and when the query is still running 10 s later it prints one line and
- * the JVM exits with 1. Runs {@code heapload} in a child JVM, since the watchdog halts the JVM.
+ * {@code heapload query --timeout S} stops a CPU-bound query (a list comprehension over 40 billion elements, one
+ * row) with one line and exit 1: the watchdog terminates the transaction at S, and halts the JVM when the query is
+ * still running 10 s later (that path: {@code QueryWatchdogUnitTest} in the queries module). Runs {@code heapload}
+ * in a child JVM, since the watchdog may halt the JVM.
  */
 class QueryWatchdogTest {
 
@@ -25,7 +25,7 @@ class QueryWatchdogTest {
     Path tmp;
 
     @Test
-    void aCpuBoundQueryEndsTheJvmWithOneLineAfterTimeoutPlusTenSeconds() throws Exception {
+    void aCpuBoundQueryStopsWithOneLineAndExitOne() throws Exception {
         Path testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"));
         Path db = tmp.resolve("db");
         HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--db", db.toString(), "--no-progress",
@@ -50,8 +50,12 @@ class QueryWatchdogTest {
         }
         assertTrue(ended, "the query did not end:\n" + Files.readString(err));
         assertEquals(1, child.exitValue(), Files.readString(err));
-        assertEquals("heapload: query 'spin' did not stop within 10 s after its timeout of 1 s (CPU- or GC-bound); "
-            + "exiting\n", Files.readString(err));
+        // Neo4j 5.26 checks the timeout inside this list comprehension, so the transaction ends at once when it is
+        // terminated; a query that does not is halted by the watchdog 10 s later (QueryWatchdogUnitTest)
+        String line = Files.readString(err);
+        assertTrue(line.equals("heapload: query 'spin' stopped after the transaction timeout of 1 s (raise it with "
+            + "--timeout)\n") || line.equals("heapload: query 'spin' did not stop within 10 s after its timeout of 1 s "
+            + "(CPU- or GC-bound); exiting\n"), line);
         assertEquals("", Files.readString(out));
         // the store was only read: it opens, with its snapshot
         try (GraphStore store = GraphStore.open(db)) {

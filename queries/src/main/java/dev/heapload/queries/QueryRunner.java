@@ -224,7 +224,10 @@ public final class QueryRunner {
         }
     }
 
-    /** One line for a failed query: timeout and memory limit in words, else the innermost Neo4j message. */
+    /**
+     * One line for a failed query: timeout, memory limit and a refused {@code LOAD CSV} (the store's DBMS allows no
+     * file or URL access) and a write the read-only database refused in words, else the innermost Neo4j message.
+     */
     static String failure(SavedQuery query, Throwable e, Duration timeout) {
         StringBuilder all = new StringBuilder();
         String innermost = null;
@@ -240,6 +243,12 @@ public final class QueryRunner {
         if (text.contains("db.memory.transaction.max") || text.contains("MemoryLimitExceeded")) {
             return prefix + "stopped: it needed more memory than a transaction may use (db.memory.transaction.max; "
                 + "narrow it with parameters or --limit)";
+        }
+        if (text.contains("WriteOperationsNotAllowed") || text.contains("read-only mode")) {
+            return prefix + "would change the graph; queries are read-only (nothing was changed)";
+        }
+        if (text.contains("allow_csv_import_from_file_urls") || text.contains("cypher_ip_blocklist")) {
+            return prefix + "refused: LOAD CSV is off (queries read the graph only, no files or URLs)";
         }
         if (text.contains("TransactionTimedOut") || text.contains("timed out") || text.contains("timeout")) {
             return timedOut(query, timeout);
