@@ -7,7 +7,8 @@ import dev.heapload.store.StoreInUseException;
 
 /**
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing
- * on the store lock they run over the server's Bolt port (loopback, no authentication), with one line on stderr
+ * on the store lock they run over the server's Bolt port (loopback; as user neo4j with the password from the
+ * store's serve.password file when it serves with authentication), with one line on stderr
  * saying so. The served graph is the store's graph, so the rows are the same.
  */
 final class ServedStore {
@@ -25,6 +26,6 @@ final class ServedStore {
         String uri = e.servedBoltUri().orElseThrow(() -> e);
         System.err.println("heapload: the store is served by heapload serve (pid " + e.servingPid() + "): " + what
             + " over " + uri);
-        return RemoteGraphStore.connect(uri, "neo4j", null, null);
+        return RemoteGraphStore.connect(uri, "neo4j", e.servedPassword().orElse(null), null);
     }
 }

@@ -457,6 +457,11 @@ final class GraphBuilder {
      * shutdown waits 5 s per Bolt connector (10 s; shared/docs/neo4j-measurements.md §1).
      */
     static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort) {
+        return serverSettings(boltPort, httpPort, false);
+    }
+
+    /** {@link #serverSettings(int, int)}, with authentication on ({@code dbms.security.auth_enabled}) when {@code auth}. */
+    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort, boolean auth) {
         Map<Setting<?>, Object> settings = new HashMap<>();
         settings.put(BoltConnector.enabled, true);
         settings.put(BoltConnector.listen_address, new SocketAddress(LOOPBACK, boltPort));
@@ -468,7 +473,7 @@ final class GraphBuilder {
         // CORS: only Browser's own page may read HTTP API answers (Neo4j's default is *, any web page)
         settings.put(org.neo4j.server.configuration.ServerSettings.http_access_control_allow_origin,
             "http://localhost:" + httpPort);
-        settings.put(GraphDatabaseSettings.auth_enabled, false);
+        settings.put(GraphDatabaseSettings.auth_enabled, auth);
         settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
         settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
         return settings;

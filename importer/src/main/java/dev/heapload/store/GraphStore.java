@@ -83,6 +83,12 @@ public final class GraphStore implements AutoCloseable {
 
     static final String SNAPSHOTS = "snapshots";
     static final String LOCK = "store.lock";
+
+    /**
+     * While {@code heapload serve} serves the store with authentication: the password of user {@code neo4j}, one
+     * line, readable by the serving user only ({@link #serve(int, int, String)}).
+     */
+    public static final String SERVE_PASSWORD = "serve.password";
     static final String LOG = "neo4j.log";
     /**
      * While {@code heapload serve} serves the store: {@code pid} and {@code bolt} (port) of that process, so other
@@ -183,6 +189,7 @@ public final class GraphStore implements AutoCloseable {
             }
             // this process holds the lock, so nothing serves the store: a serving file is a killed server's
             Files.deleteIfExists(abs.resolve(SERVING));
+            Files.deleteIfExists(abs.resolve(SERVE_PASSWORD));
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
             try {
@@ -200,6 +207,18 @@ public final class GraphStore implements AutoCloseable {
             channel.close();
             throw e;
         }
+    }
+
+    /** Writes {@code text} to {@code file}, created (or replaced) with permissions 0600 where POSIX permissions exist. */
+    private static void writePrivately(Path file, String text) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        if (tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        }
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static StoreInUseException inUse(Path abs) {
@@ -224,8 +243,12 @@ public final class GraphStore implements AutoCloseable {
             int bolt = Integer.parseInt(serving.getProperty("bolt", "-1"));
             boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
             if (alive && bolt > 0 && bolt <= 65535) {
+                String password = null;
+                if (Files.isRegularFile(abs.resolve(SERVE_PASSWORD))) {
+                    password = Files.readString(abs.resolve(SERVE_PASSWORD), StandardCharsets.UTF_8).strip();
+                }
                 return new StoreInUseException("store " + abs + " is being served by heapload serve (pid " + pid
-                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid);
+                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid, false, password);
             }
         } catch (IOException | RuntimeException e) {
             // no server, or a file being written: the plain message
@@ -470,6 +493,21 @@ public final class GraphStore implements AutoCloseable {
      * @throws IOException        as {@link #database()}
      */
     public GraphDatabaseService serve(int boltPort, int httpPort) throws IOException {
+        return serve(boltPort, httpPort, null);
+    }
+
+    /**
+     * {@link #serve(int, int)} with authentication when {@code password} is not null: user {@code neo4j} gets
+     * {@code password} (set on a first start without connectors, so no client ever sees Neo4j's default password;
+     * that start adds about as long again as serving takes to start), and the password is written to
+     * {@link #SERVE_PASSWORD} in the store directory, created readable and writable by this user only (POSIX
+     * {@code 0600}; on other file systems the directory's permissions apply), for {@code cypher-shell}, drivers and
+     * the heapload commands that use a served store ({@link StoreInUseException#servedPassword}). {@link #close()}
+     * deletes it.
+     *
+     * @param password the password for user {@code neo4j}, or null for no authentication
+     */
+    public GraphDatabaseService serve(int boltPort, int httpPort, String password) throws IOException {
         ensureOpen();
         if (boltPort == httpPort) {
             throw new IllegalArgumentException("Bolt and HTTP need different ports (both " + boltPort + ")");
@@ -479,9 +517,20 @@ public final class GraphStore implements AutoCloseable {
             PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
         }
         holder("heapload serve");
-        serverSettings = GraphBuilder.serverSettings(boltPort, httpPort);
-        serverPorts = new int[] {boltPort, httpPort};
         try {
+            if (password != null) {
+                serverSettings = Map.of(GraphDatabaseSettings.auth_enabled, true);
+                database();
+                try (org.neo4j.graphdb.Transaction tx = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).beginTx()) {
+                    tx.execute("ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+                        Map.of("password", password)).close();
+                    tx.commit();
+                }
+                closeDatabase();
+                writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
+            }
+            serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
+            serverPorts = new int[] {boltPort, httpPort};
             GraphDatabaseService served = database();
             Path tmp = dir.resolve(SERVING + ".tmp");
             Files.writeString(tmp, "pid=" + ProcessHandle.current().pid() + "\nbolt=" + boltPort + "\nhttp=" + httpPort
@@ -490,8 +539,10 @@ public final class GraphStore implements AutoCloseable {
                 StandardCopyOption.ATOMIC_MOVE);
             return served;
         } catch (IOException | RuntimeException e) {
+            closeDatabase();
             serverSettings = Map.of();
             serverPorts = new int[0];
+            Files.deleteIfExists(dir.resolve(SERVE_PASSWORD));
             throw e;
         }
     }
@@ -510,6 +561,7 @@ public final class GraphStore implements AutoCloseable {
                 if (serverPorts.length > 0) {
                     Files.deleteIfExists(dir.resolve(SERVING));
                 }
+                Files.deleteIfExists(dir.resolve(SERVE_PASSWORD));
             }
         } finally {
             try {

@@ -16,13 +16,20 @@ public final class StoreInUseException extends IOException {
     private final transient String servedBoltUri;
     private final long servingPid;
     private final boolean heldByQuery;
+    private final transient String servedPassword;
 
     StoreInUseException(String message, String servedBoltUri, long servingPid) {
         this(message, servedBoltUri, servingPid, false);
     }
 
     StoreInUseException(String message, String servedBoltUri, long servingPid, boolean heldByQuery) {
+        this(message, servedBoltUri, servingPid, heldByQuery, null);
+    }
+
+    StoreInUseException(String message, String servedBoltUri, long servingPid, boolean heldByQuery,
+                        String servedPassword) {
         super(message);
+        this.servedPassword = servedPassword;
         this.servedBoltUri = servedBoltUri;
         this.servingPid = servingPid;
         this.heldByQuery = heldByQuery;
@@ -44,5 +51,14 @@ public final class StoreInUseException extends IOException {
     /** Process id of the serving {@code heapload serve}, or -1. */
     public long servingPid() {
         return servingPid;
+    }
+
+    /**
+     * The password of user {@code neo4j} on the serving {@code heapload serve}, read from its
+     * {@link GraphStore#SERVE_PASSWORD} file (readable by the serving user only); empty when it serves without
+     * authentication ({@code --no-auth}) or the file cannot be read.
+     */
+    public Optional<String> servedPassword() {
+        return Optional.ofNullable(servedPassword);
     }
 }
