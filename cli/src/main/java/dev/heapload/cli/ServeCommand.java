@@ -3,6 +3,8 @@ package dev.heapload.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -25,14 +27,17 @@ import picocli.CommandLine.Option;
 /**
  * {@code heapload serve}: opens a store and serves its graph over Bolt and HTTP on 127.0.0.1, with Neo4j Browser
  * on {@code http://localhost:HTTP-PORT/browser/}, until Ctrl-C (or SIGTERM), which shuts Neo4j down and releases
- * the store. Authentication is disabled; the server listens on the loopback address only. The store stays locked
+ * the store. The graph is read-only, without LOAD CSV or dbms.* configuration procedures; authentication is on
+ * with a random password per serve (user neo4j; printed once and kept in the store's 0600 serve.password file while
+ * serving), off with {@code --no-auth}; the server listens on the loopback address only. The store stays locked
  * while serving, so a concurrent load into the same store fails with "in use by another heapload process".
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Serves the store's graph on 127.0.0.1 (Neo4j Browser, Bolt, HTTP) until Ctrl-C.",
         "Neo4j Browser on http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for",
-        "cypher-shell and drivers. Listens on 127.0.0.1 only; authentication is disabled.",
+        "cypher-shell and drivers. Listens on 127.0.0.1 only; read-only; user neo4j with a",
+        "random password per serve (printed, and in DIR/serve.password), unless --no-auth.",
         "",
         "Example: heapload serve --db heapload-db"})
 final class ServeCommand implements Callable<Integer> {
@@ -51,6 +56,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "7474",
         description = "HTTP port on 127.0.0.1, for Neo4j Browser (default: ${DEFAULT-VALUE}).")
     int httpPort;
+
+    @Option(names = "--no-auth",
+        description = "Serve without authentication (any local user or program can read the graph).")
+    boolean noAuth;
 
     /** Only to refuse it with a clear usage error: serve runs its own server on the embedded store. */
     @Option(names = "--uri", hidden = true, paramLabel = "URI")
@@ -90,8 +99,10 @@ final class ServeCommand implements Callable<Integer> {
             out.println("Starting Neo4j on store " + dir + " ...");
             out.flush();
             GraphDatabaseService database;
+            String password;
             try {
-                database = store.serve(boltPort, httpPort);
+                password = noAuth ? null : newPassword();
+                database = store.serve(boltPort, httpPort, password);
             } catch (PortInUseException e) {
                 String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
                     : "--bolt-port or --http-port";
@@ -99,7 +110,7 @@ final class ServeCommand implements Callable<Integer> {
                     + option, e);
             }
             if (!signal.requested()) {
-                printWelcome(out, dir, snapshots);
+                printWelcome(out, dir, snapshots, password);
                 out.flush();
                 planSavedQueries(database, out);
             }
@@ -149,19 +160,42 @@ final class ServeCommand implements Callable<Integer> {
         planner.start();
     }
 
-    private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots) {
+    /** A fresh random password for one serve: 24 bytes of {@link SecureRandom}, base64url (32 characters). */
+    static String newPassword() {
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots, String password) {
         String bolt = "bolt://localhost:" + boltPort;
         out.println("Serving " + dir + ": " + snapshots.stream()
             .map(s -> String.format(Locale.ROOT, "%s (%,d objects)", s.id(), s.objectCount()))
             .collect(Collectors.joining(", ")));
         out.println();
-        out.println("  Neo4j Browser  " + browserUrl(httpPort));
-        out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
-        out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
+        if (password == null) {
+            out.println("  Neo4j Browser  " + browserUrl(httpPort));
+            out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
+            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
+        } else {
+            out.println("  Neo4j Browser  " + browserUrl(httpPort, boltPort));
+            out.println("                 (user neo4j; paste the password below: Browser takes no password in its URL)");
+            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u neo4j -p \"$(cat "
+                + dir.resolve(GraphStore.SERVE_PASSWORD) + ")\")");
+            out.println("  Password       " + password);
+            out.println("                 (for this serve only; also in " + dir.resolve(GraphStore.SERVE_PASSWORD)
+                + ", readable by you only, deleted when serve stops)");
+        }
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
-        out.println("Authentication is disabled: the server listens on 127.0.0.1 only, but every local user and");
-        out.println("program can read the graph while it runs (it is read-only; LOAD CSV is off).");
+        if (password == null) {
+            out.println("WARNING: authentication is disabled (--no-auth): the server listens on 127.0.0.1 only, but every");
+            out.println("local user and program, and any web page open in a browser here, can read the graph while it runs");
+            out.println("(it is read-only; LOAD CSV is off).");
+        } else {
+            out.println("The server listens on 127.0.0.1 only and asks for the password; the graph is read-only;");
+            out.println("LOAD CSV and the dbms.* configuration procedures are off.");
+        }
         out.println();
         out.println("Starter queries:");
         for (String line : starterQueries(snapshots.get(snapshots.size() - 1).id())) {
@@ -177,6 +211,17 @@ final class ServeCommand implements Callable<Integer> {
      */
     static String browserUrl(int httpPort) {
         return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
+    }
+
+    /**
+     * Browser's address with authentication: {@code dbms=bolt://neo4j@localhost:BOLT} fills in the connect URL and
+     * the user name, {@code preselectAuthMethod=NATIVE} the user/password form (Browser URL parameters,
+     * neo4j.com/docs/browser-manual/current/operations/browser-url-parameters); Browser documents no parameter for
+     * the password, so the user pastes it.
+     */
+    static String browserUrl(int httpPort, int boltPort) {
+        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NATIVE&dbms=bolt://neo4j@localhost:"
+            + boltPort;
     }
 
     /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */

@@ -2,6 +2,7 @@ package dev.heapload.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -15,10 +16,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -152,7 +155,16 @@ class ServeCommandTest {
                 Thread.sleep(100);
             }
             String welcome = Files.readString(stdout);
-            assertTrue(welcome.contains("http://localhost:" + http + "/browser/?preselectAuthMethod=NO_AUTH"), welcome);
+            // authentication by default: a fresh password, printed once and in the store's 0600 file
+            String password = Files.readString(db.resolve(GraphStore.SERVE_PASSWORD)).strip();
+            assertEquals(32, password.length(), password);
+            assertEquals("rw-------", PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(db.resolve(GraphStore.SERVE_PASSWORD))));
+            assertTrue(welcome.contains("\n  Password       " + password + "\n"), welcome);
+            assertEquals(1, welcome.split(Pattern.quote(password), -1).length - 1, "printed once");
+            assertTrue(welcome.contains("http://localhost:" + http + "/browser/?preselectAuthMethod=NATIVE&dbms=bolt://"
+                + "neo4j@localhost:" + bolt), welcome);
+            assertFalse(welcome.contains("authentication is disabled"), welcome);
             assertTrue(welcome.contains("bolt://localhost:" + bolt), welcome);
             assertTrue(welcome.contains("127.0.0.1 only"), welcome);
             assertTrue(welcome.contains("MATCH (o:Object {snapshot: 'after'})"), welcome);
@@ -166,8 +178,13 @@ class ServeCommandTest {
             assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), page.headers().toString());
             assertTrue(page.body().contains("<title>Neo4j Browser</title>"), page.body());
 
-            // a query over Bolt, without credentials
+            // without credentials Bolt refuses; with the password it answers
             try (Driver driver = GraphDatabase.driver("bolt://127.0.0.1:" + bolt, AuthTokens.none());
+                 Session session = driver.session()) {
+                assertThrows(org.neo4j.driver.exceptions.AuthenticationException.class,
+                    () -> session.run("RETURN 1").consume());
+            }
+            try (Driver driver = GraphDatabase.driver("bolt://127.0.0.1:" + bolt, AuthTokens.basic("neo4j", password));
                  Session session = driver.session()) {
                 assertEquals(871L, session.run("MATCH (o:Object) RETURN count(o) AS n").single().get("n").asLong());
                 assertEquals(102286L, session.run("MATCH (s:Snapshot {id: 'after'}) RETURN s.totalBytes AS b")
