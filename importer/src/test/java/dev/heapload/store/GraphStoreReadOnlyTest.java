@@ -1,7 +1,6 @@
 package dev.heapload.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,7 +23,6 @@ import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.Session;
 import org.neo4j.driver.exceptions.ClientException;
 import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.graphdb.Transaction;
 
 import dev.heapload.model.Progress;
@@ -32,7 +30,8 @@ import dev.heapload.model.Progress;
 /**
  * The DBMS of {@link GraphStore#database()} and {@link GraphStore#serve}: read-only, no file or URL access from
  * Cypher, no {@code dbms.*} configuration procedures, CORS only for Browser's own origin
- * ({@link GraphBuilder#readOnlySettings}, {@link GraphBuilder#serverSettings}).
+ * ({@link GraphBuilder#readOnlySettings}, {@link GraphBuilder#serverSettings}). The same rules on the embedded DBMS
+ * of {@code heapload query} (no connectors): QueryCommandTest#errorsAreOneLineWithExitOne.
  */
 class GraphStoreReadOnlyTest {
 
@@ -109,35 +108,6 @@ class GraphStoreReadOnlyTest {
         }
         try (GraphStore store = GraphStore.open(dir)) {
             assertEquals(before, summary(store.database()), "the graph changed while served");
-        }
-    }
-
-    @Test
-    void embeddedQueriesRefuseWritesAndFileAccess() throws Exception {
-        Path dir = tmp.resolve("db");
-        Path secret = secret();
-        try (GraphStore store = GraphStore.open(dir)) {
-            store.load(TestSnapshots.analysed("a"), false, Progress.NONE);
-            GraphDatabaseService db = store.database();
-            try (Transaction tx = db.beginTx()) {
-                QueryExecutionException e = assertThrows(QueryExecutionException.class, () -> tx.execute(
-                    "LOAD CSV FROM $url AS row RETURN row", Map.of("url", secret.toUri().toString())).next());
-                assertEquals("Cannot load from URL '" + secret.toUri() + "': configuration property "
-                    + "'dbms.security.allow_csv_import_from_file_urls' is false ()", e.getMessage());
-            }
-            try (Transaction tx = db.beginTx()) {
-                RuntimeException e = assertThrows(RuntimeException.class,
-                    () -> tx.execute("LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row").next());
-                assertEquals("Cannot load from URL 'http://127.0.0.1:9/x.csv': access to /127.0.0.1 is blocked via the "
-                    + "configuration property internal.dbms.cypher_ip_blocklist ()", e.getMessage());
-            }
-            try (Transaction tx = db.beginTx()) {
-                RuntimeException e = assertThrows(RuntimeException.class,
-                    () -> tx.execute("MATCH (s:Snapshot) SET s.objectCount = 1").close());
-                assertTrue(e.getMessage().contains("read-only") || e.getMessage().contains("read only"), e.getMessage());
-            }
-            assertEquals(List.of("a", (long) TestSnapshots.OBJECTS, (long) TestSnapshots.OBJECTS), summary(db));
-            assertFalse(Files.exists(dir.resolve("logs").resolve("no-import").resolve("secret.csv")));
         }
     }
 
