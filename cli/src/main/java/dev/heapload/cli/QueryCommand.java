@@ -25,8 +25,10 @@ import picocli.CommandLine.Parameters;
  * one saved query on the store, read-only, with its parameters passed as Cypher parameters (typed per the query's
  * header). Exit 1 with one line on stderr when the store, the snapshot or a parameter is wrong, or when the query
  * hits the transaction timeout or memory limit; exit 2 on usage errors. While {@code heapload serve} holds the store,
- * the query runs over its Bolt port ({@link ServedStore}). Table and CSV show dump strings in their
- * {@link dev.heapload.queries.SafeText} form (CSV formula cells neutralised) unless {@code --csv-raw}.
+ * the query runs over its Bolt port ({@link ServedStore}); while another query holds it, this one waits for it (one
+ * line on stderr) and then runs ({@link GraphStore#openWaiting}); a load holding it is one line, exit 1.
+ * Table and CSV show dump strings in their {@link dev.heapload.queries.SafeText} form (CSV formula cells
+ * neutralised) unless {@code --csv-raw}.
  */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs a saved query (see: heapload queries) or any .cypher file with a saved-query header.",
@@ -98,7 +100,9 @@ final class QueryCommand implements Callable<Integer> {
         OutputFiles.requireStore(db);
         GraphStore store;
         try {
-            store = GraphStore.open(db);
+            // another query holds the store: wait for it (it ends within its own timeout), then run
+            store = GraphStore.openWaiting(db, timeout.plus(Duration.ofSeconds(30)),
+                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
                 return run(served, query, bound, timeout);

@@ -3,6 +3,8 @@ package dev.heapload.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -25,17 +27,17 @@ import picocli.CommandLine.Option;
 /**
  * {@code heapload serve}: opens a store and serves its graph over Bolt and HTTP on 127.0.0.1, with Neo4j Browser
  * on {@code http://localhost:HTTP-PORT/browser/}, until Ctrl-C (or SIGTERM), which shuts Neo4j down and releases
- * the store. The server listens on the loopback address only, serves the graph read-only and reads no file or URL;
- * clients log in with a random password made for this run (printed once, and in {@code DIR/serving.password}, mode
- * 0600), unless {@code --no-auth}. The store stays locked while serving, so a concurrent load into the same store
- * fails with "in use by another heapload process".
+ * the store. The graph is read-only, without LOAD CSV or dbms.* configuration procedures; authentication is on
+ * with a random password per serve (user neo4j; printed once and kept in the store's 0600 serve.password file while
+ * serving), off with {@code --no-auth}; the server listens on the loopback address only. The store stays locked
+ * while serving, so a concurrent load into the same store fails with "in use by another heapload process".
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Serves the store's graph on 127.0.0.1 (Neo4j Browser, Bolt, HTTP) until Ctrl-C.",
         "Neo4j Browser on http://localhost:7474/browser/, Bolt on bolt://localhost:7687 for",
-        "cypher-shell and drivers. Listens on 127.0.0.1 only, read-only; log in as user neo4j with",
-        "the password printed at start (also in DIR/serving.password, readable by you only).",
+        "cypher-shell and drivers. Listens on 127.0.0.1 only; read-only; user neo4j with a",
+        "random password per serve (printed, and in DIR/serve.password), unless --no-auth.",
         "",
         "Example: heapload serve --db heapload-db"})
 final class ServeCommand implements Callable<Integer> {
@@ -56,7 +58,7 @@ final class ServeCommand implements Callable<Integer> {
     int httpPort;
 
     @Option(names = "--no-auth",
-        description = "No login: every program on this machine can read the graph while it runs (still read-only).")
+        description = "Serve without authentication (any local user or program can read the graph).")
     boolean noAuth;
 
     /** Only to refuse it with a clear usage error: serve runs its own server on the embedded store. */
@@ -93,12 +95,13 @@ final class ServeCommand implements Callable<Integer> {
             if (snapshots.isEmpty()) {
                 throw new IOException("store " + dir + " holds no snapshots; load a dump first: heapload --db " + db + " FILE");
             }
-            String password = noAuth ? null : newPassword();
             signal = new StopSignal(); // before Neo4j starts: Ctrl-C during the start also closes the store cleanly
             out.println("Starting Neo4j on store " + dir + " ...");
             out.flush();
             GraphDatabaseService database;
+            String password;
             try {
+                password = noAuth ? null : newPassword();
                 database = store.serve(boltPort, httpPort, password);
             } catch (PortInUseException e) {
                 String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
@@ -157,11 +160,11 @@ final class ServeCommand implements Callable<Integer> {
         planner.start();
     }
 
-    /** A password for one run of serve: 24 random bytes (192 bits), base64url without padding (32 characters). */
+    /** A fresh random password for one serve: 24 bytes of {@link SecureRandom}, base64url (32 characters). */
     static String newPassword() {
         byte[] bytes = new byte[24];
-        new java.security.SecureRandom().nextBytes(bytes);
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     private void printWelcome(PrintStream out, Path dir, List<SnapshotSummary> snapshots, String password) {
@@ -176,19 +179,22 @@ final class ServeCommand implements Callable<Integer> {
             out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
         } else {
             out.println("  Neo4j Browser  " + browserUrl(httpPort, boltPort));
-            out.println("                 (user " + GraphStore.SERVED_USER + " is filled in; paste the password)");
-            out.println("  Password       " + password + "   (for this run only; also in "
-                + dir.resolve(GraphStore.SERVING_PASSWORD) + ")");
-            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u " + GraphStore.SERVED_USER
-                + " -p \"$(cat " + dir.resolve(GraphStore.SERVING_PASSWORD) + ")\")");
+            out.println("                 (user neo4j; paste the password below: Browser takes no password in its URL)");
+            out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u neo4j -p \"$(cat "
+                + dir.resolve(GraphStore.SERVE_PASSWORD) + ")\")");
+            out.println("  Password       " + password);
+            out.println("                 (for this serve only; also in " + dir.resolve(GraphStore.SERVE_PASSWORD)
+                + ", readable by you only, deleted when serve stops)");
         }
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
         if (password == null) {
-            out.println("Authentication is disabled (--no-auth): the server listens on 127.0.0.1 only, but every local");
-            out.println("user and program, and every web page open in a browser here, can read the graph while it runs.");
+            out.println("WARNING: authentication is disabled (--no-auth): the server listens on 127.0.0.1 only, but every");
+            out.println("local user and program, and any web page open in a browser here, can read the graph while it runs");
+            out.println("(it is read-only; LOAD CSV is off).");
         } else {
-            out.println("Read-only, on 127.0.0.1 only; clients log in as " + GraphStore.SERVED_USER + " with the password above.");
+            out.println("The server listens on 127.0.0.1 only and asks for the password; the graph is read-only;");
+            out.println("LOAD CSV and the dbms.* configuration procedures are off.");
         }
         out.println();
         out.println("Starter queries:");
@@ -208,13 +214,14 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Browser's address with authentication: {@code dbms=neo4j://neo4j@localhost:BOLT} fills in the connect URL and
-     * the user. Browser 5.24 takes no password from its URL (it reads only the user name from {@code dbms}), so the
-     * password is pasted once per browser session.
+     * Browser's address with authentication: {@code dbms=bolt://neo4j@localhost:BOLT} fills in the connect URL and
+     * the user name, {@code preselectAuthMethod=NATIVE} the user/password form (Browser URL parameters,
+     * neo4j.com/docs/browser-manual/current/operations/browser-url-parameters); Browser documents no parameter for
+     * the password, so the user pastes it.
      */
     static String browserUrl(int httpPort, int boltPort) {
-        return "http://localhost:" + httpPort + "/browser/?dbms=neo4j://" + GraphStore.SERVED_USER + "@localhost:"
-            + boltPort + "&preselectAuthMethod=NATIVE";
+        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NATIVE&dbms=bolt://neo4j@localhost:"
+            + boltPort;
     }
 
     /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */

@@ -1,18 +1,14 @@
 package dev.heapload.cli;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
-import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.StoreInUseException;
 
 /**
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing
- * on the store lock they run over the server's Bolt port (loopback; logged in with the password serve wrote into
- * the store directory, readable by its user only), with one line on stderr
+ * on the store lock they run over the server's Bolt port (loopback; as user neo4j with the password from the
+ * store's serve.password file when it serves with authentication), with one line on stderr
  * saying so. The served graph is the store's graph, so the rows are the same.
  */
 final class ServedStore {
@@ -30,9 +26,6 @@ final class ServedStore {
         String uri = e.servedBoltUri().orElseThrow(() -> e);
         System.err.println("heapload: the store is served by heapload serve (pid " + e.servingPid() + "): " + what
             + " over " + uri);
-        // the password file of a serve with authentication (mode 0600: only its user reads it); none with --no-auth
-        Path secret = e.storeDirectory().resolve(GraphStore.SERVING_PASSWORD);
-        String password = Files.isRegularFile(secret) ? Files.readString(secret, StandardCharsets.UTF_8).strip() : null;
-        return RemoteGraphStore.connect(uri, GraphStore.SERVED_USER, password, null);
+        return RemoteGraphStore.connect(uri, "neo4j", e.servedPassword().orElse(null), null);
     }
 }

@@ -99,7 +99,9 @@ final class TrendCommand implements Callable<Integer> {
         OutputFiles.requireStore(db);
         GraphStore opened;
         try {
-            opened = GraphStore.open(db);
+            // another query or trend holds the store: wait for it (it ends within its own timeout), then read
+            opened = GraphStore.openWaiting(db, timeout.plus(java.time.Duration.ofSeconds(30)),
+                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend")) {
                 return print(fmt, SavedQueryRunner.on(served, timeout),

@@ -113,25 +113,25 @@ class QueryCommandTest {
             // columns: n
             MATCH (n) DETACH DELETE n RETURN count(*) AS n
             """);
-        Path secret = Files.writeString(tmp.resolve("secret.csv"), "token,s3cret\n");
-        Path fileCsv = Files.writeString(tmp.resolve("file-csv.cypher"), """
-            // name: file-csv
+        Path secret = Files.writeString(tmp.resolve("secret.csv"), "the secret\n");
+        Path fileReader = Files.writeString(tmp.resolve("file-reader.cypher"), """
+            // name: file-reader
             // description: Reads a local file.
             // columns: row
-            LOAD CSV FROM 'file://%s' AS row RETURN row
-            """.formatted(secret));
-        Path urlCsv = Files.writeString(tmp.resolve("url-csv.cypher"), """
-            // name: url-csv
+            LOAD CSV FROM '%s' AS row RETURN row
+            """.formatted(secret.toUri()));
+        Path urlReader = Files.writeString(tmp.resolve("url-reader.cypher"), """
+            // name: url-reader
             // description: Fetches a URL.
             // columns: row
             LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row
             """);
         Path empty = Files.createDirectories(tmp.resolve("empty"));
         List<String[]> cases = List.of(
-            new String[] {"heapload: query 'file-csv' failed: configuration property "
-                + "'dbms.security.allow_csv_import_from_file_urls' is false", "query", fileCsv.toString(), "--db", db.toString()},
-            new String[] {"heapload: query 'url-csv' failed: access to /127.0.0.1 is blocked via the configuration property "
-                + "internal.dbms.cypher_ip_blocklist", "query", urlCsv.toString(), "--db", db.toString()},
+            new String[] {"heapload: query 'file-reader' refused: LOAD CSV is off (queries read the graph only, no files or URLs)",
+                "query", fileReader.toString(), "--db", db.toString()},
+            new String[] {"heapload: query 'url-reader' refused: LOAD CSV is off (queries read the graph only, no files or URLs)",
+                "query", urlReader.toString(), "--db", db.toString()},
             new String[] {"heapload: query 'writer' would change the graph; queries are read-only (nothing was changed)",
                 "query", writer.toString(), "--db", db.toString()},
             new String[] {"heapload: parameter 'snapshot' is empty: give a snapshot id (heapload snapshots lists them)",

@@ -16,14 +16,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-import inet.ipaddr.IPAddressString;
-
 import org.neo4j.batchimport.api.Configuration;
 import org.neo4j.batchimport.api.IndexConfig;
 import org.neo4j.batchimport.api.Monitor;
 import org.neo4j.batchimport.api.input.Collector;
 import org.neo4j.configuration.Config;
-import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
@@ -40,7 +37,6 @@ import org.neo4j.internal.batchimport.ImportLogic;
 import org.neo4j.internal.batchimport.staging.ExecutionMonitors;
 import org.neo4j.internal.batchimport.store.BatchingNeoStores;
 import org.neo4j.io.ByteUnit;
-import org.neo4j.server.configuration.ServerSettings;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 import org.neo4j.io.layout.recordstorage.RecordDatabaseLayout;
 import org.neo4j.io.pagecache.context.CursorContext;
@@ -444,31 +440,78 @@ final class GraphBuilder {
      */
     static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
                                            Map<Setting<?>, Object> extra) {
-        return new DatabaseManagementServiceBuilder(home.toAbsolutePath())
+        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home.toAbsolutePath())
             .setConfig(commonSettings(logsDir))
-            .setConfig(readOnlySettings())
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
             .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
+            .setConfig(readOnlySettings(logsDir))
             .setConfig(extra)
             .setUserLogProvider(userLog)
             .build();
+        try {
+            withoutDbmsProcedures(dbms);
+        } catch (RuntimeException e) {
+            dbms.shutdown();
+            throw e;
+        }
+        return dbms;
     }
 
     /**
-     * What every started DBMS of a store runs with, for queries and {@code serve} alike: the graph is derived data
-     * (rebuilt from the snapshot files by the importer, never written through Cypher), so its database is read-only
-     * ({@code server.databases.default_to_read_only}: a {@code CREATE} or {@code SET} is refused, over Bolt and
-     * HTTP too, and the graph keeps matching the catalog); {@code LOAD CSV} reads no file
-     * ({@code dbms.security.allow_csv_import_from_file_urls=false}) and fetches no URL (every IPv4 and IPv6 address
-     * in {@code internal.dbms.cypher_ip_blocklist}). The system database, which Neo4j writes on its first start, stays
-     * writable (the setting covers user databases only).
+     * Removes every built-in {@code dbms.*} procedure except {@link #DBMS_PROCEDURES} from {@code dbms}'s registry
+     * (the allowlist setting applies to plugin procedures only, measured: {@code CALL dbms.listConfig()} still answered
+     * with it set), so calling {@code dbms.listConfig}, {@code dbms.queryJmx}, {@code dbms.listConnections},
+     * {@code dbms.killConnection(s)} or {@code dbms.upgrade} fails with "There is no procedure with the name ...
+     * registered for this database instance". The registry is shared by all databases of the DBMS.
      */
-    static Map<Setting<?>, Object> readOnlySettings() {
+    private static void withoutDbmsProcedures(DatabaseManagementService dbms) {
+        var resolver = ((org.neo4j.kernel.internal.GraphDatabaseAPI) dbms.database(
+            GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver();
+        var procedures = resolver.resolveDependency(org.neo4j.kernel.api.procedure.GlobalProcedures.class);
+        List<org.neo4j.internal.kernel.api.procs.QualifiedName> remove = new ArrayList<>();
+        for (org.neo4j.kernel.api.QueryLanguage language : org.neo4j.kernel.api.QueryLanguage.values()) {
+            procedures.getCurrentView().getAllProcedures(language).forEach(p -> {
+                var name = p.name();
+                if (name.namespace().length > 0 && name.namespace()[0].equals("dbms")
+                    && !DBMS_PROCEDURES.contains(name.toString()) && !remove.contains(name)) {
+                    remove.add(name);
+                }
+            });
+        }
+        for (var name : remove) {
+            procedures.unregister(name);
+        }
+    }
+
+    /**
+     * The {@code dbms.*} procedures a client of {@link #start}'s DBMS may call: those Neo4j Browser and the drivers
+     * call to connect. The others ({@code dbms.listConfig}, {@code dbms.queryJmx}, {@code dbms.listConnections},
+     * {@code dbms.killConnection(s)}, {@code dbms.upgrade} ...) are removed when the DBMS starts.
+     */
+    static final java.util.Set<String> DBMS_PROCEDURES = java.util.Set.of("dbms.components", "dbms.clientConfig",
+        "dbms.showCurrentUser", "dbms.info", "dbms.routing.getRoutingTable", "dbms.cluster.routing.getRoutingTable",
+        "dbms.listCapabilities");
+
+    /**
+     * Settings of every DBMS that {@link #start} starts (queries, {@code heapload serve}): the graph is only read and
+     * nothing reaches files or the network through Cypher.
+     * <ul>
+     *   <li>{@code server.databases.default_to_read_only=true}: every write (CREATE, SET, schema) fails with
+     *       "... is read-only" and nothing is written to the graph (the offline import writes it, not this DBMS);
+     *   <li>{@code dbms.security.allow_csv_import_from_file_urls=false}: {@code LOAD CSV FROM 'file:///...'} fails;
+     *       {@code server.directories.import} is an empty folder ({@code DIR/logs/no-import}) besides;
+     *   <li>{@code internal.dbms.cypher_ip_blocklist} = every IPv4 and IPv6 address: {@code LOAD CSV FROM
+     *       'http://...'} fails before connecting (Neo4j 5 has no public setting that turns off URL loads);
+     * </ul>
+     * and {@link #DBMS_PROCEDURES} only, once started.
+     */
+    static Map<Setting<?>, Object> readOnlySettings(Path logsDir) {
         Map<Setting<?>, Object> settings = new HashMap<>();
         settings.put(GraphDatabaseSettings.read_only_database_default, true);
         settings.put(GraphDatabaseSettings.allow_file_urls, false);
-        settings.put(GraphDatabaseInternalSettings.cypher_ip_blocklist,
-            List.of(new IPAddressString("0.0.0.0/0"), new IPAddressString("::/0")));
+        settings.put(GraphDatabaseSettings.load_csv_file_url_root, logsDir.toAbsolutePath().resolve("no-import"));
+        settings.put(org.neo4j.configuration.GraphDatabaseInternalSettings.cypher_ip_blocklist,
+            List.of(new inet.ipaddr.IPAddressString("0.0.0.0/0"), new inet.ipaddr.IPAddressString("::/0")));
         return settings;
     }
 
@@ -478,13 +521,15 @@ final class GraphBuilder {
     /**
      * Settings that make the embedded DBMS a local server: Bolt on {@code boltPort} and HTTP on {@code httpPort},
      * both on {@link #LOOPBACK} only (advertised as {@code localhost}, which Neo4j Browser uses to reach Bolt),
-     * HTTPS off, authentication as {@code auth} says. The HTTP API's CORS header allows only Neo4j Browser's own
-     * origin ({@code http://localhost:httpPort}; Neo4j's default is {@code *}, which lets any web page the user opens
-     * read the graph). (Community Edition has no {@code dbms.setConfigValue}; its built-in {@code dbms.listConfig}
-     * cannot be unloaded: {@code dbms.security.procedures.allowlist} covers plugin procedures only.) The two Bolt
-     * shutdown waits are set to zero: with their defaults every shutdown waits 5 s per Bolt connector (10 s;
-     * shared/docs/neo4j-measurements.md §1).
+     * HTTPS off, authentication off, {@code server.http.access_control_allow_origin} = {@code http://localhost:httpPort}
+     * (Neo4j's default {@code *} lets any web page read the HTTP API's answers). The two Bolt shutdown waits are set to zero: with their defaults every
+     * shutdown waits 5 s per Bolt connector (10 s; shared/docs/neo4j-measurements.md §1).
      */
+    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort) {
+        return serverSettings(boltPort, httpPort, false);
+    }
+
+    /** {@link #serverSettings(int, int)}, with authentication on ({@code dbms.security.auth_enabled}) when {@code auth}. */
     static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort, boolean auth) {
         Map<Setting<?>, Object> settings = new HashMap<>();
         settings.put(BoltConnector.enabled, true);
@@ -494,8 +539,10 @@ final class GraphBuilder {
         settings.put(HttpConnector.listen_address, new SocketAddress(LOOPBACK, httpPort));
         settings.put(HttpConnector.advertised_address, new SocketAddress("localhost", httpPort));
         settings.put(HttpsConnector.enabled, false);
+        // CORS: only Browser's own page may read HTTP API answers (Neo4j's default is *, any web page)
+        settings.put(org.neo4j.server.configuration.ServerSettings.http_access_control_allow_origin,
+            "http://localhost:" + httpPort);
         settings.put(GraphDatabaseSettings.auth_enabled, auth);
-        settings.put(ServerSettings.http_access_control_allow_origin, "http://localhost:" + httpPort);
         settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
         settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
         return settings;

@@ -13,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -51,7 +49,8 @@ import dev.heapload.model.Progress;
  *   DIR/graph-&lt;generation&gt;/       Neo4j home of the current graph (data/databases/neo4j, data/transactions)
  *   DIR/graph.building-&lt;g&gt;/       a graph being built (deleted on failure, on Ctrl-C, and on open)
  *   DIR/neo4j.log                 Neo4j's user log and the importer's report; DIR/logs/debug.log: its debug log
- *   DIR/store.lock                held while a GraphStore is open (one process at a time)
+ *   DIR/store.lock                held while a GraphStore is open (one process at a time); holds that
+ *                                 process's pid and what it does ({@link #holder}) for the "in use" message
  * </pre>
  *
  * <h2>All-or-nothing updates</h2>
@@ -86,6 +85,12 @@ public final class GraphStore implements AutoCloseable {
 
     static final String SNAPSHOTS = "snapshots";
     static final String LOCK = "store.lock";
+
+    /**
+     * While {@code heapload serve} serves the store with authentication: the password of user {@code neo4j}, one
+     * line, readable by the serving user only ({@link #serve(int, int, String)}).
+     */
+    public static final String SERVE_PASSWORD = "serve.password";
     static final String LOG = "neo4j.log";
     /**
      * While {@code heapload serve} serves the store: {@code pid} and {@code bolt} (port) of that process, so other
@@ -94,15 +99,6 @@ public final class GraphStore implements AutoCloseable {
      * process and is ignored.
      */
     public static final String SERVING = "serving.properties";
-
-    /**
-     * The file {@link #serve(int, int, String)} writes the served password into (one line, the password; readable
-     * and writable by this user only, mode 0600), for {@code cypher-shell} and drivers: user {@link #SERVED_USER}.
-     */
-    public static final String SERVING_PASSWORD = "serving.password";
-
-    /** The user name of a served store with authentication: Neo4j's built-in user. */
-    public static final String SERVED_USER = "neo4j";
     static final String LOGS = "logs";
     static final String BUILDING = "graph.building-";
     static final String PENDING = ".pending-";
@@ -172,6 +168,8 @@ public final class GraphStore implements AutoCloseable {
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
     private int[] serverPorts = new int[0];
     private boolean closed;
+    /** What the process holding the store does, as written into the lock file by {@link #holder}. */
+    private String holder = "";
 
     private GraphStore(Path dir, FileChannel lockChannel, FileLock lock, PrintStream log) throws IOException {
         this.dir = dir;
@@ -222,10 +220,11 @@ public final class GraphStore implements AutoCloseable {
             }
             // this process holds the lock, so nothing serves the store: a serving file is a killed server's
             Files.deleteIfExists(abs.resolve(SERVING));
-            Files.deleteIfExists(abs.resolve(SERVING_PASSWORD));
+            Files.deleteIfExists(abs.resolve(SERVE_PASSWORD));
             log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
             GraphStore store = new GraphStore(abs, channel, lock, log);
             try {
+                store.holder("heapload");
                 store.recover();
             } catch (IOException | RuntimeException e) {
                 store.close();
@@ -241,8 +240,33 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
+    /** Writes {@code text} to {@code file}, created (or replaced) with permissions 0600 where POSIX permissions exist. */
+    private static void writePrivately(Path file, String text) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        if (tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        }
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     private static StoreInUseException inUse(Path abs) {
         String message = "store " + abs + " is in use by another heapload process (a load, or heapload serve)";
+        boolean query = false;
+        java.util.Properties holder = new java.util.Properties();
+        try (var in = Files.newInputStream(abs.resolve(LOCK))) {
+            holder.load(in);
+            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
+            String what = holder.getProperty("command", "");
+            if (pid > 0 && what.matches("[a-z ]{1,40}")) {
+                message = "store " + abs + " is in use by another heapload process (" + what + ", pid " + pid + ")";
+                query = what.equals("a query");
+            }
+        } catch (IOException | RuntimeException e) {
+            // an older heapload's empty lock file, or one being written: the plain message
+        }
         java.util.Properties serving = new java.util.Properties();
         try (var in = Files.newInputStream(abs.resolve(SERVING))) {
             serving.load(in);
@@ -250,13 +274,52 @@ public final class GraphStore implements AutoCloseable {
             int bolt = Integer.parseInt(serving.getProperty("bolt", "-1"));
             boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
             if (alive && bolt > 0 && bolt <= 65535) {
+                String password = null;
+                if (Files.isRegularFile(abs.resolve(SERVE_PASSWORD))) {
+                    password = Files.readString(abs.resolve(SERVE_PASSWORD), StandardCharsets.UTF_8).strip();
+                }
                 return new StoreInUseException("store " + abs + " is being served by heapload serve (pid " + pid
-                    + ", bolt://localhost:" + bolt + ")", abs, "bolt://localhost:" + bolt, pid);
+                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid, false, password);
             }
         } catch (IOException | RuntimeException e) {
             // no server, or a file being written: the plain message
         }
-        return new StoreInUseException(message, abs, null, -1);
+        return new StoreInUseException(message, null, -1, query);
+    }
+
+    /**
+     * {@link #open}, but while another process holds the store for a query ({@link StoreInUseException#heldByQuery})
+     * waits for it, trying again every 100 ms for at most {@code max}, and tells {@code waiting} once (with the
+     * in-use message) when it starts to wait. Two {@code heapload query} on one store thus both run, one after the
+     * other: Neo4j lets one process at a time open a store, so there is no shared read lock.
+     *
+     * @throws StoreInUseException when a load or {@code heapload serve} holds the store, or a query still does after
+     *                             {@code max}
+     * @throws IOException         as {@link #open}
+     */
+    public static GraphStore openWaiting(Path dir, java.time.Duration max,
+                                         java.util.function.Consumer<String> waiting) throws IOException {
+        long deadline = System.nanoTime() + max.toNanos();
+        boolean told = false;
+        while (true) {
+            try {
+                return open(dir);
+            } catch (StoreInUseException e) {
+                if (!e.heldByQuery() || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                if (!told) {
+                    waiting.accept(e.getMessage());
+                    told = true;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /**
@@ -330,6 +393,7 @@ public final class GraphStore implements AutoCloseable {
     public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress)
         throws SnapshotExistsException, IOException {
         ensureOpen();
+        holder("a load");
         Map<Catalog.Entry, HeapSnapshot> added = new LinkedHashMap<>();
         Catalog next = catalog;
         Set<String> ids = new HashSet<>();
@@ -391,6 +455,7 @@ public final class GraphStore implements AutoCloseable {
      */
     public void delete(String id, Progress progress) throws IOException {
         ensureOpen();
+        holder("a snapshot delete");
         if (catalog.find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
@@ -398,7 +463,9 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * The graph of all snapshots, for queries. Starts the embedded DBMS on first use (about 4 s; page cache
+     * The graph of all snapshots, for queries: read-only (a write fails with {@code WriteOperationsNotAllowedException}
+     * and changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures
+     * removed ({@link GraphBuilder#readOnlySettings}). Starts the embedded DBMS on first use (about 4 s; page cache
      * sized to the store) and keeps it until {@link #close()} or the next load or delete; builds an empty graph
      * first when the store has none, and rebuilds the graph from the snapshot files first when an older heapload
      * built it with another {@link GraphSchema#VERSION} (telling {@link #setNotices notices} so). Do not shut it
@@ -408,6 +475,9 @@ public final class GraphStore implements AutoCloseable {
      */
     public GraphDatabaseService database() throws IOException {
         ensureOpen();
+        if (holder.equals("heapload")) {
+            holder("a query");
+        }
         if (db == null) {
             String graph = catalog.graphDirectory();
             if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
@@ -494,7 +564,9 @@ public final class GraphStore implements AutoCloseable {
     /**
      * Serves the graph to other programs on this machine: (re)starts the DBMS of {@link #database()} with Bolt on
      * {@code 127.0.0.1:boltPort} and HTTP on {@code 127.0.0.1:httpPort} (loopback only, advertised as
-     * {@code localhost}), authentication disabled, HTTPS off. Neo4j Browser is on
+     * {@code localhost}), authentication disabled, HTTPS off, CORS for Browser's own origin
+     * {@code http://localhost:httpPort} only; read-only, without file or URL access and {@code dbms.*} configuration
+     * procedures like every DBMS of {@link #database()} ({@link GraphBuilder#readOnlySettings}). Neo4j Browser is on
      * {@code http://localhost:httpPort/browser/} when the {@code org.neo4j.client:neo4j-browser} jar is on the class
      * path (the cli module has it). The server runs until {@link #close()}, which stops it in one to a few seconds
      * (the Bolt connectors' 5 s shutdown waits are set to zero); the
@@ -518,15 +590,15 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * As {@link #serve(int, int)}, with authentication when {@code password} is not {@code null}: Bolt and HTTP
-     * clients (Neo4j Browser included) must log in as {@link #SERVED_USER} with {@code password}, which is set on
-     * the graph's system database once the DBMS has started (it replaces any earlier one), and written to
-     * {@link #SERVING_PASSWORD} (mode 0600) before {@link #SERVING}. Code in this process ({@link #database()}) needs
-     * no login. Either way the served database is read-only and reads no file or URL, and the HTTP API answers
-     * cross-origin requests only from Browser's own origin ({@code http://localhost:httpPort}).
+     * {@link #serve(int, int)} with authentication when {@code password} is not null: user {@code neo4j} gets
+     * {@code password} (set on a first start without connectors, so no client ever sees Neo4j's default password;
+     * that start adds about as long again as serving takes to start), and the password is written to
+     * {@link #SERVE_PASSWORD} in the store directory, created readable and writable by this user only (POSIX
+     * {@code 0600}; on other file systems the directory's permissions apply), for {@code cypher-shell}, drivers and
+     * the heapload commands that use a served store ({@link StoreInUseException#servedPassword}). {@link #close()}
+     * deletes it.
      *
-     * @param password the password, or {@code null} for no authentication (every local program can read the graph)
-     * @throws IOException as {@link #serve(int, int)}, or when the password file cannot be written
+     * @param password the password for user {@code neo4j}, or null for no authentication
      */
     public GraphDatabaseService serve(int boltPort, int httpPort, String password) throws IOException {
         ensureOpen();
@@ -537,23 +609,22 @@ public final class GraphStore implements AutoCloseable {
         for (int port : new int[] {boltPort, httpPort}) {
             PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
         }
-        serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
-        serverPorts = new int[] {boltPort, httpPort};
+        holder("heapload serve");
         try {
-            GraphDatabaseService served = database();
-            Files.deleteIfExists(dir.resolve(SERVING_PASSWORD));
             if (password != null) {
-                dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
-                    "ALTER USER " + SERVED_USER + " SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
-                Path secret = dir.resolve(SERVING_PASSWORD);
-                Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
-                try {
-                    Files.createFile(secret, PosixFilePermissions.asFileAttribute(owner));
-                } catch (UnsupportedOperationException notPosix) {
-                    Files.createFile(secret);
+                serverSettings = Map.of(GraphDatabaseSettings.auth_enabled, true);
+                database();
+                try (org.neo4j.graphdb.Transaction tx = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).beginTx()) {
+                    tx.execute("ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+                        Map.of("password", password)).close();
+                    tx.commit();
                 }
-                Files.writeString(secret, password + "\n", StandardCharsets.UTF_8);
+                closeDatabase();
+                writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
             }
+            serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
+            serverPorts = new int[] {boltPort, httpPort};
+            GraphDatabaseService served = database();
             Path tmp = dir.resolve(SERVING + ".tmp");
             Files.writeString(tmp, "pid=" + ProcessHandle.current().pid() + "\nbolt=" + boltPort + "\nhttp=" + httpPort
                 + "\n", StandardCharsets.UTF_8);
@@ -561,8 +632,10 @@ public final class GraphStore implements AutoCloseable {
                 StandardCopyOption.ATOMIC_MOVE);
             return served;
         } catch (IOException | RuntimeException e) {
+            closeDatabase();
             serverSettings = Map.of();
             serverPorts = new int[0];
+            Files.deleteIfExists(dir.resolve(SERVE_PASSWORD));
             throw e;
         }
     }
@@ -580,8 +653,8 @@ public final class GraphStore implements AutoCloseable {
             } finally {
                 if (serverPorts.length > 0) {
                     Files.deleteIfExists(dir.resolve(SERVING));
-                    Files.deleteIfExists(dir.resolve(SERVING_PASSWORD));
                 }
+                Files.deleteIfExists(dir.resolve(SERVE_PASSWORD));
             }
         } finally {
             try {
@@ -598,6 +671,27 @@ public final class GraphStore implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Writes this process's id and {@code what} it does ({@code heapload} while opening, {@code a load},
+     * {@code a snapshot delete}, {@code a query}, {@code heapload serve}) into the lock file it holds, as {@code pid=} and {@code command=} lines,
+     * for the "in use by another heapload process (a query, pid 123)" message of another process's {@link #open}. Best effort: a
+     * failed write leaves the plain message.
+     */
+    private void holder(String what) {
+        if (what.equals(holder)) {
+            return;
+        }
+        holder = what;
+        byte[] text = ("pid=" + ProcessHandle.current().pid() + "\ncommand=" + what + "\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
+        try {
+            lockChannel.truncate(0);
+            lockChannel.write(java.nio.ByteBuffer.wrap(text), 0);
+        } catch (IOException e) {
+            // a full disk, say: the other process gets the plain message
+        }
+    }
 
     private void ensureOpen() {
         if (closed) {

@@ -4,7 +4,8 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * {@link GraphStore#open} found the store locked by another process: a load, or {@code heapload serve}. When it is
+ * {@link GraphStore#open} found the store locked by another process: a load, a query, or {@code heapload serve}
+ * (the message names which, with its pid, from the lock file). When it is
  * {@code heapload serve} (its {@link GraphStore#SERVING} file names a live process), {@link #servedBoltUri()} is the
  * Bolt URI it serves the store on (loopback, no authentication), so read-only commands can run there instead.
  */
@@ -14,18 +15,32 @@ public final class StoreInUseException extends IOException {
 
     private final transient String servedBoltUri;
     private final long servingPid;
-    private final transient java.nio.file.Path storeDirectory;
+    private final boolean heldByQuery;
+    private final transient String servedPassword;
 
-    StoreInUseException(String message, java.nio.file.Path storeDirectory, String servedBoltUri, long servingPid) {
-        super(message);
-        this.storeDirectory = storeDirectory;
-        this.servedBoltUri = servedBoltUri;
-        this.servingPid = servingPid;
+    StoreInUseException(String message, String servedBoltUri, long servingPid) {
+        this(message, servedBoltUri, servingPid, false);
     }
 
-    /** The store's directory (absolute). */
-    public java.nio.file.Path storeDirectory() {
-        return storeDirectory;
+    StoreInUseException(String message, String servedBoltUri, long servingPid, boolean heldByQuery) {
+        this(message, servedBoltUri, servingPid, heldByQuery, null);
+    }
+
+    StoreInUseException(String message, String servedBoltUri, long servingPid, boolean heldByQuery,
+                        String servedPassword) {
+        super(message);
+        this.servedPassword = servedPassword;
+        this.servedBoltUri = servedBoltUri;
+        this.servingPid = servingPid;
+        this.heldByQuery = heldByQuery;
+    }
+
+    /**
+     * True when the holder is a live process running a query (its lock file says {@code command=a query}): it only
+     * reads and ends within its timeout, so another reader may wait for it ({@link GraphStore#openWaiting}).
+     */
+    public boolean heldByQuery() {
+        return heldByQuery;
     }
 
     /** {@code bolt://localhost:PORT} when {@code heapload serve} holds the store, else empty. */
@@ -36,5 +51,14 @@ public final class StoreInUseException extends IOException {
     /** Process id of the serving {@code heapload serve}, or -1. */
     public long servingPid() {
         return servingPid;
+    }
+
+    /**
+     * The password of user {@code neo4j} on the serving {@code heapload serve}, read from its
+     * {@link GraphStore#SERVE_PASSWORD} file (readable by the serving user only); empty when it serves without
+     * authentication ({@code --no-auth}) or the file cannot be read.
+     */
+    public Optional<String> servedPassword() {
+        return Optional.ofNullable(servedPassword);
     }
 }

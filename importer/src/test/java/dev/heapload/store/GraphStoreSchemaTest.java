@@ -341,17 +341,10 @@ class GraphStoreSchemaTest {
             + "ORDER BY size(properties) DESC", Map.of());
         assertEquals(List.of(Map.of("properties", List.of("snapshot", "address"), "size", 23L, "unique", 23L),
             Map.of("properties", List.of("id"), "size", 2L, "unique", 2L)), samples);
-        // the constraint is a uniqueness constraint on :Snapshot(id), its index online (the graph is read-only, so
-        // a duplicate cannot be tried here: any CREATE is refused before the constraint is asked)
-        assertEquals(List.of(Map.of("name", GraphSchema.SNAPSHOT_ID_CONSTRAINT, "type", "UNIQUENESS", "labels",
-            List.of("Snapshot"), "properties", List.of("id"))), rows("SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, "
-            + "properties RETURN name, type, labelsOrTypes AS labels, properties", Map.of()));
-        assertEquals("ONLINE", single("SHOW INDEXES YIELD name, state WHERE name = $n RETURN state",
-            Map.of("n", GraphSchema.SNAPSHOT_ID_CONSTRAINT)));
-        org.neo4j.graphdb.WriteOperationsNotAllowedException write = org.junit.jupiter.api.Assertions.assertThrows(
-            org.neo4j.graphdb.WriteOperationsNotAllowedException.class, () -> rows("CREATE (:Snapshot {id: 'after'})", Map.of()));
-        assertEquals("No write operations are allowed on this database. The database is in read-only mode on this "
-            + "Neo4j instance.", write.getMessage());
+        // the uniqueness constraint is there (the query DBMS is read-only, so a duplicate CREATE cannot show it)
+        assertEquals(List.of(Map.of("name", GraphSchema.SNAPSHOT_ID_CONSTRAINT, "type", "UNIQUENESS")),
+            rows("SHOW CONSTRAINTS YIELD name, type WHERE name = $n RETURN name, type",
+                Map.of("n", GraphSchema.SNAPSHOT_ID_CONSTRAINT)));
         assertEquals(2L, single("MATCH (s:Snapshot) RETURN count(s)"));
     }
 

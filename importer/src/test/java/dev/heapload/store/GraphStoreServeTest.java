@@ -83,7 +83,7 @@ class GraphStoreServeTest {
             Files.writeString(dir.resolve(GraphStore.SERVING), "pid=" + gone.pid() + "\nbolt=7687\nhttp=7474\n");
             StoreInUseException inUse = assertThrows(StoreInUseException.class, () -> GraphStore.open(dir));
             assertEquals("store " + dir.toAbsolutePath().normalize() + " is in use by another heapload process (a load, "
-                + "or heapload serve)", inUse.getMessage());
+                + "pid " + ProcessHandle.current().pid() + ")", inUse.getMessage());
             assertEquals(java.util.Optional.empty(), inUse.servedBoltUri());
         }
         // the next process that gets the lock removes the dead server's file

@@ -91,7 +91,19 @@ public final class QueryRunner {
      */
     public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                                   Duration timeout) throws QueryFailedException {
+        return run(db, query, params, limit, timeout, QueryWatchdog.GRACE, QueryWatchdog.EXIT);
+    }
+
+    /**
+     * {@link #run(GraphDatabaseService, SavedQuery, Map, long, Duration)} under a {@link QueryWatchdog} with the
+     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM).
+     */
+    static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
+                           Duration timeout, Duration grace, java.util.function.Consumer<String> halt)
+        throws QueryFailedException {
+        QueryWatchdog watchdog = null;
         try (Transaction tx = db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            watchdog = QueryWatchdog.watch(tx, query.name(), timeout, grace, halt);
             checkSnapshots(params, id -> {
                 try (Result r = tx.execute(SNAPSHOT_COUNT, Map.of("id", id))) {
                     return ((Number) r.next().get("n")).longValue() > 0;
@@ -128,12 +140,15 @@ public final class QueryRunner {
             return new QueryResult(columns, rows, truncated);
         } catch (QueryFailedException e) {
             throw e;
-        } catch (org.neo4j.graphdb.WriteOperationsNotAllowedException e) {
-            // the database is read-only (every store's DBMS is): refused before anything ran
-            throw new QueryFailedException("query '" + query.name() + "' would change the graph; queries are "
-                + "read-only (nothing was changed)");
         } catch (RuntimeException e) {
+            if (watchdog != null && watchdog.terminated()) {
+                throw new QueryFailedException(timedOut(query, timeout));
+            }
             throw new QueryFailedException(failure(query, e, timeout));
+        } finally {
+            if (watchdog != null) {
+                watchdog.close();
+            }
         }
     }
 
@@ -209,7 +224,10 @@ public final class QueryRunner {
         }
     }
 
-    /** One line for a failed query: timeout and memory limit in words, else the innermost Neo4j message. */
+    /**
+     * One line for a failed query: timeout, memory limit and a refused {@code LOAD CSV} (the store's DBMS allows no
+     * file or URL access) and a write the read-only database refused in words, else the innermost Neo4j message.
+     */
     static String failure(SavedQuery query, Throwable e, Duration timeout) {
         StringBuilder all = new StringBuilder();
         String innermost = null;
@@ -226,12 +244,23 @@ public final class QueryRunner {
             return prefix + "stopped: it needed more memory than a transaction may use (db.memory.transaction.max; "
                 + "narrow it with parameters or --limit)";
         }
+        if (text.contains("WriteOperationsNotAllowed") || text.contains("read-only mode")) {
+            return prefix + "would change the graph; queries are read-only (nothing was changed)";
+        }
+        if (text.contains("allow_csv_import_from_file_urls") || text.contains("cypher_ip_blocklist")) {
+            return prefix + "refused: LOAD CSV is off (queries read the graph only, no files or URLs)";
+        }
         if (text.contains("TransactionTimedOut") || text.contains("timed out") || text.contains("timeout")) {
-            return prefix + "stopped after the transaction timeout of " + timeout.toSeconds() + " s (raise it with --timeout)";
+            return timedOut(query, timeout);
         }
         String m = innermost == null ? e.getClass().getSimpleName() : innermost;
         int nl = m.indexOf('\n');
         return prefix + "failed: " + (nl >= 0 ? m.substring(0, nl) : m).strip();
+    }
+
+    private static String timedOut(SavedQuery query, Duration timeout) {
+        return "query '" + query.name() + "' stopped after the transaction timeout of " + timeout.toSeconds()
+            + " s (raise it with --timeout)";
     }
 
     /** Neo4j values of the embedded API as plain Java values; nodes and relationships become their element ids. */
