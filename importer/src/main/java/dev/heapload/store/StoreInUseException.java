@@ -7,7 +7,8 @@ import java.util.Optional;
  * {@link GraphStore#open} found the store locked by another process: a load, a query, or {@code heapload serve}
  * (the message names which, with its pid, from the lock file). When it is
  * {@code heapload serve} (its {@link GraphStore#SERVING} file names a live process), {@link #servedBoltUri()} is the
- * Bolt URI it serves the store on (loopback; with the password of serve.password unless it runs with --no-auth), so read-only commands can run there instead.
+ * Bolt URI it serves the store on (loopback; with the password of serve.password unless it runs with --no-auth),
+ * so read-only commands can run there instead.
  */
 public final class StoreInUseException extends IOException {
 
