@@ -164,13 +164,8 @@ class DiskFullTest {
     @Test
     void aDiskThatFillsDuringTheImportEndsTheLoadInOneLine() throws Exception {
         String before = state();
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dio.netty.tryReflectionSetAccessible=true", "-Xmx512m",
-            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
-            "--db", db.toString(), "--name", "third", testdata.resolve("after.json").toString()));
+        List<String> cmd = ChildHeapLoad.command("--db", db.toString(), "--name", "third",
+            testdata.resolve("after.json").toString());
         Path childLog = tmp.resolve("child.log");
         Process p = new ProcessBuilder(cmd).redirectOutput(tmp.resolve("child.out").toFile())
             .redirectError(childLog.toFile()).start();

@@ -3,10 +3,8 @@ package dev.heapload.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.heapload.cli.HeapLoadCommandTest.Run;
+
 /**
  * The input limits end to end: each refused input is one line on stderr with its exit code, and the store's snapshot
  * list and the checksums of its snapshot files are what they were before.
@@ -36,15 +36,8 @@ class InputLimitsCommandTest {
     static Path example;
     static TreeMap<String, String> before;
 
-    record Run(int code, String out, String err) {
-    }
-
     static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = HeapLoad.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return HeapLoadCommandTest.run(args);
     }
 
     /** SHA-256 of every file of the store's catalog and snapshot files (not its Neo4j logs), by relative path. */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -34,13 +33,7 @@ class InterruptedLoadTest {
         Path db = tmp.resolve("db");
         assertEquals(0, HeapLoadCommandTest.run("--db", db.toString(), testdata.resolve("before.json").toString()).code());
 
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dio.netty.tryReflectionSetAccessible=true", "-Xmx512m",
-            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
-            "--db", db.toString(), testdata.resolve("after.json").toString()));
+        List<String> cmd = ChildHeapLoad.command("--db", db.toString(), testdata.resolve("after.json").toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
             .redirectOutput(tmp.resolve("child.log").toFile()).start();
         boolean sawBuild = false;

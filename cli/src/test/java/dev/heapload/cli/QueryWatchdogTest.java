@@ -34,14 +34,10 @@ class QueryWatchdogTest {
         Path cypher = tmp.resolve("spin.cypher");
         Files.writeString(cypher, "// name: spin\n// description: CPU-bound, one row\n// columns: n\n"
             + "RETURN size([x IN range(1, 40000000000) WHERE x < 0]) AS n\n");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path out = tmp.resolve("query.out");
         Path err = tmp.resolve("query.err");
-        Process child = new ProcessBuilder(List.of(java, "-Xmx512m",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
-            "query", cypher.toString(), "--timeout", "1", "--db", db.toString()))
+        Process child = new ProcessBuilder(ChildHeapLoad.command("query", cypher.toString(), "--timeout", "1", "--db",
+            db.toString()))
             .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         // a hang guard only (timeout 1 s + the 10 s grace + JVM and Neo4j start), not a timing assertion
         boolean ended = child.waitFor(180, TimeUnit.SECONDS);

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -130,13 +129,8 @@ class ServeCommandTest {
         int[] ports = freePorts();
         int bolt = ports[0];
         int http = ports[1];
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dio.netty.tryReflectionSetAccessible=true",
-            "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName(),
-            "serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt), "--http-port", String.valueOf(http)));
+        List<String> command = ChildHeapLoad.command("serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt),
+            "--http-port", String.valueOf(http));
         // to files, not pipes: Process.destroy() closes the pipes, and the lines printed while stopping are wanted
         Path stdout = tmp.resolve("serve.out");
         Path stderr = tmp.resolve("serve.err");

@@ -48,10 +48,20 @@ public final class DigestingInputStream extends FilterInputStream {
 
     @Override
     public long skip(long n) throws IOException {
+        return skipByReading(this, n);
+    }
+
+    /**
+     * Skips up to {@code n} bytes of {@code s} through its own {@code read}, so a filter stream that digests, counts
+     * or bounds what passes sees the skipped bytes too ({@link FilterInputStream#skip} would go around it).
+     *
+     * @return the bytes skipped (fewer at the end of the stream)
+     */
+    static long skipByReading(InputStream s, long n) throws IOException {
         byte[] scratch = new byte[8192];
         long done = 0;
         while (done < n) {
-            int r = read(scratch, 0, (int) Math.min(scratch.length, n - done));
+            int r = s.read(scratch, 0, (int) Math.min(scratch.length, n - done));
             if (r < 0) {
                 break;
             }

@@ -172,16 +172,7 @@ public final class InputLimits {
 
         @Override
         public long skip(long n) throws IOException {
-            byte[] buf = new byte[8192];
-            long done = 0;
-            while (done < n) {
-                int k = read(buf, 0, (int) Math.min(buf.length, n - done));
-                if (k < 0) {
-                    break;
-                }
-                done += k;
-            }
-            return done;
+            return DigestingInputStream.skipByReading(this, n);
         }
     }
 }
