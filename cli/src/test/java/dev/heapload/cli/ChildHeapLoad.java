@@ -1,8 +1,12 @@
 package dev.heapload.cli;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** Tests that need heapload in a process of its own (signals, a halting JVM, a child filling a disk). */
 final class ChildHeapLoad {
@@ -23,5 +27,24 @@ final class ChildHeapLoad {
             "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName()));
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * Waits until the store {@code db} has a {@code graph.building-*} folder (the child's rebuild has begun), polling
+     * every 5 ms, while {@code child} runs and for at most {@code seconds}.
+     *
+     * @return whether the folder appeared
+     */
+    static boolean awaitGraphBuild(Process child, Path db, long seconds) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (child.isAlive() && System.nanoTime() < deadline) {
+            try (Stream<Path> files = Files.list(db)) {
+                if (files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building-"))) {
+                    return true;
+                }
+            }
+            Thread.sleep(5);
+        }
+        return false;
     }
 }

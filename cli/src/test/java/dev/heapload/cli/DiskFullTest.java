@@ -171,16 +171,7 @@ class DiskFullTest {
             .redirectError(childLog.toFile()).start();
         Path filler = null;
         try {
-            boolean sawBuild = false;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (p.isAlive() && System.nanoTime() < deadline && !sawBuild) {
-                try (Stream<Path> files = Files.list(db)) {
-                    sawBuild = files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building-"));
-                }
-                if (!sawBuild) {
-                    Thread.sleep(5);
-                }
-            }
+            boolean sawBuild = ChildHeapLoad.awaitGraphBuild(p, db, 120);
             assertTrue(sawBuild, "the child never started building: " + Files.readString(childLog));
             filler = fill(0);
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the load hung on the full disk");

@@ -36,16 +36,7 @@ class InterruptedLoadTest {
         List<String> cmd = ChildHeapLoad.command("--db", db.toString(), testdata.resolve("after.json").toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
             .redirectOutput(tmp.resolve("child.log").toFile()).start();
-        boolean sawBuild = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (p.isAlive() && System.nanoTime() < deadline && !sawBuild) {
-            try (Stream<Path> files = Files.list(db)) {
-                sawBuild = files.anyMatch(f -> f.getFileName().toString().startsWith("graph.building-"));
-            }
-            if (!sawBuild) {
-                Thread.sleep(20);
-            }
-        }
+        boolean sawBuild = ChildHeapLoad.awaitGraphBuild(p, db, 120);
         assertTrue(sawBuild, "the child never started building a graph: " + Files.readString(tmp.resolve("child.log")));
         Thread.sleep(300);
         p.destroy(); // SIGTERM: shutdown hooks run, as on Ctrl-C
