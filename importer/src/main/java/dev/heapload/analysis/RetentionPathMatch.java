@@ -44,18 +44,19 @@ public final class RetentionPathMatch {
      */
     public static boolean[] newObjects(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
                                        HeapAnalysis targetAnalysis) {
-        long[] baselineKeys = keys(baseline, baselineAnalysis);
+        long[] baselineKeys = keys(baseline, baselineAnalysis, parents(baseline, baselineAnalysis),
+            byDistance(baselineAnalysis, baseline.objectCount()));
+        int n = target.objectCount();
+        int[] order = byDistance(targetAnalysis, n);
+        int[] parent = parents(target, targetAnalysis);
         LongIntHashMap remaining = new LongIntHashMap();
-        long[] targetKeys = keys(target, targetAnalysis);
+        long[] targetKeys = keys(target, targetAnalysis, parent, order);
         for (long k : targetKeys) {
             remaining.addToValue(k, 1);
         }
         for (long k : baselineKeys) {
             remaining.addToValue(k, -1);
         }
-        int n = target.objectCount();
-        int[] order = byDistance(targetAnalysis, n);
-        int[] parent = parents(target, targetAnalysis);
         boolean[] isNew = new boolean[n];
         int start = 0;
         while (start < n) {
@@ -112,17 +113,19 @@ public final class RetentionPathMatch {
         return parent;
     }
 
-    /** The path key of every object of {@code s}. */
-    static long[] keys(HeapSnapshot s, HeapAnalysis analysis) {
+    /**
+     * The path key of every object of {@code s}, given each object's retention parent ({@code -1} for roots and
+     * unreachable objects) and the object ids in order of distance ({@link #byDistance}).
+     */
+    private static long[] keys(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int[] order) {
         int n = s.objectCount();
-        int[] parent = parents(s, analysis);
         boolean[] mapEntry = mapEntries(s, analysis, parent);
         long[] typeHash = new long[s.typeNames().size()];
         for (int t = 0; t < typeHash.length; t++) {
             typeHash[t] = s.typeNames().get(t).hashCode();
         }
         long[] key = new long[n];
-        for (int o : byDistance(analysis, n)) {
+        for (int o : order) {
             long own = mix(typeHash[s.typeId(o)], s.category(o));
             if (!analysis.reachable()[o]) {
                 key[o] = mix(0x756e72656163684cL, own); // "unreachL": type and category only
