@@ -334,14 +334,15 @@ final class ReportCommand implements Callable<Integer> {
 
     /**
      * The icicle graph ({@link ReachabilityTree}, {@link IcicleSvg}) of the target's objects that are new relative to
-     * the baseline ({@link SnapshotComparison#newObjects}: by retention path for a cross-process pair), from the
+     * the baseline ({@link SnapshotComparison#novelty}: by retention path for a cross-process pair), from the
      * stored heap models.
      */
     static Icicle icicle(GraphStore store, String baseline, String target) throws IOException {
         HeapSnapshot b = store.model(baseline);
         HeapSnapshot t = store.model(target);
-        boolean crossProcess = SnapshotComparison.isCrossProcess(b, t);
-        boolean[] isNew = SnapshotComparison.newObjects(b, t);
+        SnapshotComparison.Novelty novelty = SnapshotComparison.novelty(b, t);
+        boolean crossProcess = novelty.crossProcess();
+        boolean[] isNew = novelty.isNew();
         b = null;
         ReachabilityTree.Node root = ReachabilityTree.build(t, o -> isNew[o], ReachabilityTree.Split.NONE);
         if (root.total() == 0) {

@@ -117,9 +117,9 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
         int n = target.objectCount();
         long same = n - diff.newCount();
-        boolean crossProcess = isCrossProcess(baseline, target, diff) && baseline.analysis() != null;
-        boolean[] isNew = crossProcess
-            ? RetentionPathMatch.newObjects(baseline, baseline.analysis(), target, targetAnalysis) : diff.isNew();
+        Novelty novelty = novelty(baseline, target, targetAnalysis, diff);
+        boolean crossProcess = novelty.crossProcess();
+        boolean[] isNew = novelty.isNew();
         long newCount = 0;
         for (boolean b : isNew) {
             newCount += b ? 1 : 0;
@@ -181,15 +181,32 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
     }
 
     /**
-     * The target objects {@link #compute} counts as new: by the identity rule of {@link SnapshotDiff}, or for a
-     * cross-process pair by {@link RetentionPathMatch} (both snapshots need their analysis attached for that).
+     * Which target objects {@link #compute} counts as new, and by which rule.
+     *
+     * @param isNew        per target object id
+     * @param crossProcess true when decided by {@link RetentionPathMatch} (a cross-process pair, see
+     *                     {@link #isCrossProcess}), false when by the identity rule of {@link SnapshotDiff}
      */
-    public static boolean[] newObjects(HeapSnapshot baseline, HeapSnapshot target) {
-        SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
-        if (isCrossProcess(baseline, target, diff) && baseline.analysis() != null && target.analysis() != null) {
-            return RetentionPathMatch.newObjects(baseline, baseline.analysis(), target, target.analysis());
+    public record Novelty(boolean[] isNew, boolean crossProcess) {
+    }
+
+    /**
+     * The new objects of {@code target}, as {@link #compute} counts them: by address, or for a cross-process pair by
+     * retention path (which needs the baseline's analysis attached; without it, by address).
+     *
+     * @param diff {@code SnapshotDiff.compare(baseline, target)}
+     */
+    public static Novelty novelty(HeapSnapshot baseline, HeapSnapshot target, HeapAnalysis targetAnalysis,
+                                  SnapshotDiff diff) {
+        if (isCrossProcess(baseline, target, diff) && baseline.analysis() != null && targetAnalysis != null) {
+            return new Novelty(RetentionPathMatch.newObjects(baseline, baseline.analysis(), target, targetAnalysis), true);
         }
-        return diff.isNew();
+        return new Novelty(diff.isNew(), false);
+    }
+
+    /** As {@link #novelty(HeapSnapshot, HeapSnapshot, HeapAnalysis, SnapshotDiff)}, with the target's attached analysis. */
+    public static Novelty novelty(HeapSnapshot baseline, HeapSnapshot target) {
+        return novelty(baseline, target, target.analysis(), SnapshotDiff.compare(baseline, target));
     }
 
     /** As {@link #isCrossProcess(HeapSnapshot, HeapSnapshot, SnapshotDiff)}, comparing the two first. */
