@@ -24,7 +24,8 @@ final class BoltOptions {
     static Map<String, String> environment = System.getenv();
 
     @Option(names = "--uri", paramLabel = "URI",
-        description = "Use the Neo4j server at this bolt:// or neo4j:// URI instead of the embedded store (--db).")
+        description = "Use the Neo4j server at this bolt:// or neo4j:// URI instead of the embedded store (--db) "
+            + "(default: $NEO4J_URI when set, unless --db is given).")
     String uri;
 
     @Option(names = "--user", paramLabel = "NAME",
@@ -36,7 +37,7 @@ final class BoltOptions {
     Path passwordFile;
 
     @Option(names = "--database", paramLabel = "NAME",
-        description = "Database on the server (default: the server's default database).")
+        description = "Database on the server (default: $NEO4J_DATABASE, else the server's default database).")
     String database;
 
     /** Only to refuse it: see the class comment. */
@@ -54,6 +55,15 @@ final class BoltOptions {
      */
     void check(CommandLine.Model.CommandSpec spec) {
         CommandLine cl = spec.commandLine();
+        CommandLine.ParseResult parsed = cl.getParseResult();
+        // NEO4J_URI and NEO4J_DATABASE are defaults (HeapLoad.environmentDefaults): a --db on the command line wins
+        // over the environment's server, and a database name without a server means nothing
+        if (parsed != null && uri != null && !parsed.hasMatchedOption("--uri") && parsed.hasMatchedOption("--db")) {
+            uri = null;
+        }
+        if (parsed != null && uri == null && database != null && !parsed.hasMatchedOption("--database")) {
+            database = null;
+        }
         if (password != null) {
             throw new CommandLine.ParameterException(cl, "--password is not accepted: a password on the command line is "
                 + "visible to other users; set NEO4J_PASSWORD or use --password-file FILE");

@@ -22,7 +22,10 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code heapload}: loads heap snapshots into a Neo4j store (the default command) and hosts the other
- * commands. Exit codes: 0 ok, 1 bad input (unreadable dump, existing snapshot id), 2 usage.
+ * commands. Exit codes: 0 ok, 1 bad input (unreadable dump, existing snapshot id), 2 usage (every usage error:
+ * an unknown command, option, saved query or query parameter, a missing or malformed value; mistyped names get a
+ * "did you mean"). {@code HEAPLOAD_DB}, {@code NEO4J_URI} and {@code NEO4J_DATABASE} are the defaults of
+ * {@code --db}, {@code --uri} and {@code --database} ({@link #environmentDefaults}).
  */
 @Command(name = "heapload", mixinStandardHelpOptions = true, versionProvider = HeapLoad.Version.class,
     sortOptions = false,
@@ -33,9 +36,17 @@ import picocli.CommandLine.Parameters;
             + "dominators, retained size), and prints a summary of each.",
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
-    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class},
+    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class,
+        CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, CommandLine.HelpCommand.class,
+        CompletionCommand.class},
+    footerHeading = "%nEnvironment:%n",
+    footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
+        "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
+        "HEAPLOAD_XMX     Java heap (default 1200m); HEAPLOAD_JAVA_OPTS more JVM options",
+        "", "More: heapload help COMMAND; shell completion: heapload completion bash|zsh"},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)", "2:usage error"})
+    exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)",
+        "2:usage error (unknown command, option, query or parameter; bad value)"})
 public final class HeapLoad implements Callable<Integer> {
 
     /** Exit code for bad input. */
@@ -76,6 +87,7 @@ public final class HeapLoad implements Callable<Integer> {
         if (files.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "Missing FILE: give at least one dump file to load");
         }
+        refuseMistypedCommand(spec, files.get(0));
         if (name != null && files.size() > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--name needs exactly one FILE");
         }
@@ -188,12 +200,13 @@ public final class HeapLoad implements Callable<Integer> {
         }
         baseline = SafeText.visible(baseline);
         target = SafeText.visible(target);
+        String self = commandName();
         out.println("next:");
-        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
+        out.println("  " + self + " query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  " + self + " query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
+        out.println("  " + self + " query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
         if (!storeOptions.contains("--uri")) {
-            out.println("  heapload serve" + storeOptions + "      (Neo4j Browser on the store)");
+            out.println("  " + self + " serve" + storeOptions + "      (Neo4j Browser on the store)");
         }
     }
 
@@ -265,6 +278,76 @@ public final class HeapLoad implements Callable<Integer> {
         times.putAll(bars.phaseNanos());
         TerminalProgress.printTimes(out, times);
         out.println();
+    }
+
+    /**
+     * The command the user runs heapload by, for the hints heapload prints ({@code next:}, {@code Try … --help}):
+     * the launcher passes it as the system property {@code heapload.command} ({@code heapload} when a heapload is on
+     * the {@code PATH}, else the path it was started by, e.g. {@code ./heapload}); {@code heapload} without it.
+     */
+    static String commandName() {
+        String name = System.getProperty("heapload.command", "");
+        return name.isBlank() ? "heapload" : shellWord(name);
+    }
+
+    /**
+     * A mistyped command ({@code heapload reprot}) reaches the default command as a file name: when the first FILE
+     * does not exist and looks like a word rather than a path (letters, digits and {@code -} only), it is a usage
+     * error naming the closest commands instead of a missing file.
+     */
+    private static void refuseMistypedCommand(CommandLine.Model.CommandSpec spec, Path first) {
+        String word = first.toString();
+        if (!word.matches("[A-Za-z][A-Za-z0-9-]*") || java.nio.file.Files.exists(first)) {
+            return;
+        }
+        java.util.Set<String> commands = spec.subcommands().keySet();
+        String suggestion = Suggestions.didYouMean(word, commands);
+        throw new CommandLine.ParameterException(spec.commandLine(), "'" + word + "' is neither a command nor a file"
+            + (suggestion.isEmpty() ? " (commands: " + String.join(", ", commands) + ")" : suggestion));
+    }
+
+    /**
+     * Defaults from the environment, for every command: {@code --db} from {@code HEAPLOAD_DB}, {@code --uri} from
+     * {@code NEO4J_URI}, {@code --database} from {@code NEO4J_DATABASE} (blank values count as unset). A default
+     * {@code --uri} gives way to a {@code --db} given on the command line ({@link BoltOptions#check}).
+     *
+     * @param environment the environment (tests pass their own)
+     */
+    static CommandLine.IDefaultValueProvider environmentDefaults(Map<String, String> environment) {
+        return argument -> {
+            if (!(argument instanceof CommandLine.Model.OptionSpec option)) {
+                return null;
+            }
+            String variable = switch (option.longestName()) {
+                case "--db" -> "HEAPLOAD_DB";
+                case "--uri" -> "NEO4J_URI";
+                case "--database" -> "NEO4J_DATABASE";
+                default -> null;
+            };
+            String value = variable == null ? null : environment.get(variable);
+            return value == null || value.isBlank() ? null : value;
+        };
+    }
+
+    /**
+     * The usage-error line for an unknown option or subcommand, with picocli's suggestions (options of the command,
+     * subcommands) as "did you mean".
+     */
+    private static String usageLine(CommandLine.ParameterException ex) {
+        String line = oneLine(ex);
+        if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
+            String typed = unmatched.getUnmatched().get(0);
+            CommandLine.Model.CommandSpec command = ex.getCommandLine().getCommandSpec();
+            java.util.List<String> names = new java.util.ArrayList<>(command.subcommands().keySet());
+            for (CommandLine.Model.OptionSpec o : command.options()) {
+                if (!o.hidden()) {
+                    names.addAll(java.util.Arrays.asList(o.names()));
+                }
+            }
+            String key = typed.contains("=") && typed.startsWith("-") ? typed.substring(0, typed.indexOf('=')) : typed;
+            line = line + Suggestions.didYouMean(key, names);
+        }
+        return line;
     }
 
     /** {@code word} as one shell word: as is when it has only safe characters, else in single quotes. */
@@ -341,10 +424,13 @@ public final class HeapLoad implements Callable<Integer> {
             cl.setAllowSubcommandsAsOptionParameters(true);
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(err, true));
+            cl.setDefaultValueProvider(environmentDefaults(BoltOptions.environment));
             cl.setParameterExceptionHandler((ex, arguments) -> {
                 CommandLine c = ex.getCommandLine();
-                err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
-                err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+                err.println("heapload: " + dev.heapload.queries.SafeText.visible(usageLine(ex)));
+                String qualified = c.getCommandSpec().qualifiedName();
+                err.println("Try '" + commandName() + qualified.substring("heapload".length())
+                    + " --help' for more information.");
                 return 2;
             });
             cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {

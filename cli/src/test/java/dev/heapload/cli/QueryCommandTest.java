@@ -136,12 +136,7 @@ class QueryCommandTest {
                 "query", writer.toString(), "--db", db.toString()},
             new String[] {"heapload: parameter 'snapshot' is empty: give a snapshot id (heapload snapshots lists them)",
                 "query", "summary", "-p", "snapshot=", "--db", db.toString()},
-            new String[] {"heapload: no saved query 'nope' (heapload queries lists them; a path to a .cypher file also works)",
-                "query", "nope", "--db", db.toString()},
-            new String[] {"heapload: query 'summary' needs -p snapshot=STRING (it takes: snapshot string)",
-                "query", "summary", "--db", db.toString()},
-            new String[] {"heapload: parameter 'top' must be an integer, not 'ten'",
-                "query", "largest-retainers", "-p", "snapshot=after", "-p", "top=ten", "--db", db.toString()},
+            // an unknown query name and wrong parameters are usage errors (exit 2): CliMannersTest
             new String[] {"heapload: no snapshot 'later' in the store (heapload snapshots lists them)",
                 "query", "new-objects", "-p", "baseline=before", "-p", "target=later", "--db", db.toString()},
             new String[] {"heapload: no store at " + tmp.resolve("none").toAbsolutePath().normalize() + " (load a dump first: heapload FILE)",

@@ -1,0 +1,139 @@
+package dev.heapload.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.heapload.queries.QueryFailedException;
+import dev.heapload.queries.QueryParameter;
+import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.RemoteQueryRunner;
+import dev.heapload.queries.ResultWriter;
+import dev.heapload.queries.SavedQuery;
+import dev.heapload.store.GraphStore;
+import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.StoreInUseException;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code heapload query} and {@code heapload cypher} share: the parameters ({@code -p}), the output format,
+ * the row limit, the timeout and the store ({@code --db} or the Bolt options), and running one query with them,
+ * read-only, under the transaction timeout and its watchdog ({@link QueryRunner}, {@link RemoteQueryRunner}).
+ * Every problem with the parameters (an undeclared or missing one, a value of the wrong type) is a usage error,
+ * exit 2, naming the closest declared parameter.
+ */
+final class QueryOptions {
+
+    @Option(names = {"-p", "--param"}, paramLabel = "KEY=VALUE", mapFallbackValue = "",
+        description = "A query parameter (repeatable); typed per a saved query's header (ad-hoc Cypher: an integer, "
+            + "true or false, else a string).")
+    Map<String, String> params = new LinkedHashMap<>();
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+        description = "table, csv or json (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--csv-raw",
+        description = "With --format csv: write strings exactly (no escapes of control characters, no ' before = + - @).")
+    boolean csvRaw;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
+        description = "Print at most N rows (default: all).")
+    long limit;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
+        description = "Stop the query after this many seconds (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
+        description = "Store directory (default: ${DEFAULT-VALUE}; $HEAPLOAD_DB when set).")
+    Path db;
+
+    @CommandLine.Mixin
+    BoltOptions bolt = new BoltOptions();
+
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec spec;
+
+    /**
+     * Checks the options, binds the parameters, runs {@code query} and prints its result to standard output.
+     *
+     * @throws CommandLine.ParameterException usage errors (exit 2): format, limit, timeout, parameters, store options
+     * @throws Exception one-line failures (exit 1): no store, unknown snapshot, a write, a timeout, a server error
+     */
+    void runAndPrint(SavedQuery query) throws Exception {
+        ResultWriter.Format fmt;
+        try {
+            fmt = ResultWriter.Format.of(format);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (limit < 0 || timeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
+        }
+        bolt.check(spec);
+        Map<String, Object> bound = bind(query);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        QueryResult result;
+        if (bolt.remote()) {
+            try (RemoteGraphStore remote = bolt.connect()) {
+                result = run(remote, query, bound, timeout);
+            }
+        } else {
+            result = runOnStore(query, bound, timeout);
+        }
+        ResultWriter.write(result, fmt, csvRaw, System.out);
+    }
+
+    /** {@link QueryRunner#bind}, its failures as usage errors; an undeclared parameter names the closest declared. */
+    private Map<String, Object> bind(SavedQuery query) {
+        List<String> declared = new ArrayList<>();
+        for (QueryParameter p : query.parameters()) {
+            declared.add(p.name());
+        }
+        for (String key : params.keySet()) {
+            if (query.parameter(key) == null) {
+                List<String> described = new ArrayList<>();
+                for (QueryParameter p : query.parameters()) {
+                    described.add(p.toString());
+                }
+                throw new CommandLine.ParameterException(spec.commandLine(), "query '" + query.name()
+                    + "' has no parameter '" + key + "'" + Suggestions.didYouMean(key, declared) + " (it takes: "
+                    + (described.isEmpty() ? "no parameters" : String.join(", ", described)) + ")");
+            }
+        }
+        try {
+            return QueryRunner.bind(query, params);
+        } catch (QueryFailedException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** On the embedded store {@code --db}, or over Bolt while {@code heapload serve} holds it. */
+    private QueryResult runOnStore(SavedQuery query, Map<String, Object> bound, Duration timeout) throws Exception {
+        OutputFiles.requireStore(db);
+        GraphStore store;
+        try {
+            // another query holds the store: wait for it (it ends within its own timeout), then run
+            store = GraphStore.openWaiting(db, timeout.plus(Duration.ofSeconds(30)),
+                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
+        } catch (StoreInUseException e) {
+            try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
+                return run(served, query, bound, timeout);
+            }
+        }
+        try (store) {
+            return QueryRunner.run(store.database(), query, bound, limit, timeout);
+        }
+    }
+
+    private QueryResult run(RemoteGraphStore server, SavedQuery query, Map<String, Object> bound, Duration timeout)
+        throws Exception {
+        return RemoteQueryRunner.run(server.driver(), server.database(), query, bound, limit, timeout);
+    }
+}
