@@ -43,7 +43,8 @@ import picocli.CommandLine.Parameters;
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
         "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
         "HEAPLOAD_XMX     Java heap (default 1200m); HEAPLOAD_JAVA_OPTS more JVM options",
-        "", "More: heapload help COMMAND; shell completion: heapload completion bash|zsh"},
+        "", "More: heapload help COMMAND; shell completion: heapload completion bash|zsh;",
+        "installing from the checkout: ./heapload install [--prefix DIR] (default ~/.local)"},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)",
         "2:usage error (unknown command, option, query or parameter; bad value)"})
