@@ -39,7 +39,7 @@ import picocli.CommandLine.Parameters;
  * {@code mem_info(1)} heap map, a heap layout SVG, and the object graph loaded into the store like any other
  * snapshot. Or printed heap maps ({@code --printed-map}): figures, kinds and the layout, no graph.
  */
-@Command(name = "micropython", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "micropython", mixinStandardHelpOptions = true, sortOptions = false, subcommands = MicroPythonCaptureCommand.class,
     description = {
         "MicroPython/CircuitPython GC heap from a RAM dump and the firmware's symbols: heap areas found without "
             + "struct offsets, fragmentation figures (as micropython.mem_info() prints them), the heap map, a "
