@@ -180,7 +180,7 @@ def _subtract(ranges, holes):
     return out
 
 
-def dump(ctx, ctx_size, ranges=(), out=None, hook=None, viper=True, stack=True, split=False):
+def dump(ctx, ctx_size, ranges=(), out=None, hook=None, viper=True, stack=True, split=False, used_at_call=None):
     """Writes the dump stream to `out` (default sys.stdout.buffer).
 
     ctx, ctx_size: address and size in bytes of mp_state_ctx (from the firmware's symbols);
@@ -188,9 +188,11 @@ def dump(ctx, ctx_size, ranges=(), out=None, hook=None, viper=True, stack=True, 
     hook: called with no arguments right before copying (tests: a debugger breakpoint);
     viper: use the viper encoder when the port has it (about 50x faster than plain Python);
     stack: include the C stack from about the current stack pointer (stack_top - micropython.stack_use());
-    split: the build has a split heap (the symbol gc_add exists): follow the areas' `next` chain.
+    split: the build has a split heap (the symbol gc_add exists): follow the areas' `next` chain;
+    used_at_call: gc.mem_alloc() evaluated as the last argument of the call, so that the dumper's own frame
+    (heap-allocated: it has many locals) counts among its own allocations.
     """
-    used_at_entry = gc.mem_alloc()
+    used_at_entry = gc.mem_alloc() if used_at_call is None else used_at_call
     if out is None:
         out = getattr(sys.stdout, "buffer", sys.stdout)
     w = 8 if sys.maxsize > (1 << 32) else 4

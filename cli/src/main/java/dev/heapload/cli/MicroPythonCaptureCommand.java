@@ -171,8 +171,8 @@ final class MicroPythonCaptureCommand implements Callable<Integer> {
             }
         }
         boolean split = syms.get("gc_add") != null;
-        return String.format(Locale.ROOT, "dump(0x%x, %d, %s, split=%s, viper=%s)", ctx.address(), ctx.size(),
-            ranges.isEmpty() ? "()" : ranges, split ? "True" : "False", noViper ? "False" : "True");
+        return String.format(Locale.ROOT, "dump(0x%x, %d, %s, None, None, %s, True, %s)", ctx.address(), ctx.size(),
+            ranges.isEmpty() ? "()" : ranges, noViper ? "False" : "True", split ? "True" : "False");
     }
 
     /** heapdump.py as bundled in the jar (copied from dumpers/micropython at build time). */
@@ -207,8 +207,9 @@ final class MicroPythonCaptureCommand implements Callable<Integer> {
             }
         }
         lit.append('\'');
-        return "_heapload = {}\nexec(" + lit + ", _heapload)\ntry:\n    _heapload['" + call.replaceFirst("\\(", "'](")
-            + "\nfinally:\n    del _heapload\n";
+        String args = call.substring(call.indexOf('(') + 1, call.length() - 1);
+        return "import gc\n_heapload = {}\nexec(" + lit + ", _heapload)\n_heapload['args'] = (" + args + ")\ntry:\n"
+            + "    _heapload['dump'](*_heapload['args'], used_at_call=gc.mem_alloc())\nfinally:\n    del _heapload\n";
     }
 
     private void copySymbolsBeside() throws IOException {
