@@ -90,7 +90,7 @@ public final class DumpStream {
             line = readLine(in);
             lineNo++;
             if (line == null) {
-                throw new DumpFormatException(source, lineNo, started ? "stream ended in the header (line " + lineNo + ")"
+                throw new DumpFormatException(source, -1, started ? "stream ended in the header (line " + lineNo + ")"
                     : "no heapload-dump stream (the line 'heapload-dump 1' never came)");
             }
             if (!started) {
@@ -99,7 +99,7 @@ public final class DumpStream {
                     started = true;
                     String version = line.substring(at + 14).trim();
                     if (!version.equals("1")) {
-                        throw new DumpFormatException(source, lineNo, "stream format " + version + " (this heapload reads 1)");
+                        throw new DumpFormatException(source, -1, "stream format " + version + " (this heapload reads 1)");
                     }
                 }
                 continue;
@@ -116,7 +116,7 @@ public final class DumpStream {
                     case "region" -> {
                         int index = Integer.parseInt(f[1]);
                         if (index != regions.size()) {
-                            throw new DumpFormatException(source, lineNo, "region " + index + " out of order (line " + lineNo + ")");
+                            throw new DumpFormatException(source, -1, "region " + index + " out of order (line " + lineNo + ")");
                         }
                         regions.add(new Region(index, Long.parseUnsignedLong(f[2], 16), Long.parseLong(f[3]),
                             f.length > 4 ? f[4] : "", "region" + index + ".bin"));
@@ -128,11 +128,11 @@ public final class DumpStream {
                     }
                 }
             } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-                throw new DumpFormatException(source, lineNo, "malformed header line " + lineNo + ": " + shorten(line));
+                throw new DumpFormatException(source, -1, "malformed header line " + lineNo + ": " + shorten(line));
             }
         }
         if (regions.isEmpty() || (wordSize != 4 && wordSize != 8)) {
-            throw new DumpFormatException(source, lineNo, "header without regions or word size");
+            throw new DumpFormatException(source, -1, "header without regions or word size");
         }
         // data
         long total = 0;
@@ -144,7 +144,7 @@ public final class DumpStream {
                 line = readLine(in);
                 lineNo++;
                 if (line == null) {
-                    throw new DumpFormatException(source, lineNo, "stream ended at line " + lineNo + " before its end line "
+                    throw new DumpFormatException(source, -1, "stream ended at line " + lineNo + " before its end line "
                         + "(connection lost or the board reset?)");
                 }
                 if (line.startsWith("end")) {
@@ -159,7 +159,7 @@ public final class DumpStream {
                     break;
                 }
                 if (line.length() < 17 || line.charAt(0) != 'D' || line.charAt(15) != ' ') {
-                    throw new DumpFormatException(source, lineNo, "line " + lineNo + " is not a data line: " + shorten(line));
+                    throw new DumpFormatException(source, -1, "line " + lineNo + " is not a data line: " + shorten(line));
                 }
                 int region;
                 long offset;
@@ -171,10 +171,10 @@ public final class DumpStream {
                     crc = Integer.parseInt(line.substring(11, 15), 16);
                     data = Base64.getDecoder().decode(line.substring(16).trim());
                 } catch (IllegalArgumentException e) {
-                    throw new DumpFormatException(source, lineNo, "line " + lineNo + " is garbled: " + shorten(line));
+                    throw new DumpFormatException(source, -1, "line " + lineNo + " is garbled: " + shorten(line));
                 }
                 if (crc16(data) != crc) {
-                    throw new DumpFormatException(source, lineNo, String.format(Locale.ROOT,
+                    throw new DumpFormatException(source, -1, String.format(Locale.ROOT,
                         "line %d: CRC mismatch in region %d at offset %d (transmission error; capture again)", lineNo,
                         region, offset));
                 }
@@ -186,12 +186,12 @@ public final class DumpStream {
                         out = open(dir, regions.get(current));
                         continue;
                     }
-                    throw new DumpFormatException(source, lineNo, String.format(Locale.ROOT,
+                    throw new DumpFormatException(source, -1, String.format(Locale.ROOT,
                         "line %d: expected region %d offset %d, got region %d offset %d (a line was lost; capture again)",
                         lineNo, current, expected, region, offset));
                 }
                 if (expected + data.length > regions.get(current).size()) {
-                    throw new DumpFormatException(source, lineNo, "line " + lineNo + ": more data than region " + current + " declares");
+                    throw new DumpFormatException(source, -1, "line " + lineNo + ": more data than region " + current + " declares");
                 }
                 out.write(data);
                 expected += data.length;
@@ -201,7 +201,7 @@ public final class DumpStream {
             out.close();
         }
         if (current != regions.size() - 1 || expected != regions.get(current).size()) {
-            throw new DumpFormatException(source, lineNo, String.format(Locale.ROOT,
+            throw new DumpFormatException(source, -1, String.format(Locale.ROOT,
                 "the stream ended in region %d at offset %d of %d", current, expected, regions.get(current).size()));
         }
         writeRegionsJson(dir.resolve("regions.json"), regions, wordSize, little);
