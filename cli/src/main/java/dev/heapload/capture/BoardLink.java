@@ -72,7 +72,12 @@ public final class BoardLink implements Closeable {
             }
             return new BoardLink(port, null, s, s.getInputStream(), s.getOutputStream());
         }
-        SerialPort sp = SerialPort.getCommPort(port);
+        SerialPort sp;
+        try {
+            sp = SerialPort.getCommPort(port);
+        } catch (RuntimeException e) { // SerialPortInvalidPortException: no such device
+            throw new IOException(port + ": no such serial port or pseudo-terminal");
+        }
         sp.setComPortParameters(baud, 8, SerialPort.ONE_STOP_BIT, SerialPort.NO_PARITY);
         sp.setFlowControl(SerialPort.FLOW_CONTROL_DISABLED);
         sp.setComPortTimeouts(SerialPort.TIMEOUT_READ_SEMI_BLOCKING | SerialPort.TIMEOUT_WRITE_BLOCKING, pollMillis, 0);
