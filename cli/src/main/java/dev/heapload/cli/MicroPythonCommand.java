@@ -31,6 +31,7 @@ import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code heapload micropython}: a MicroPython RAM dump (regions.json, or a seed-style ram.bin with its base
@@ -38,7 +39,7 @@ import picocli.CommandLine.Option;
  * {@code mem_info(1)} heap map, a heap layout SVG, and the object graph loaded into the store like any other
  * snapshot. Or printed heap maps ({@code --printed-map}): figures, kinds and the layout, no graph.
  */
-@Command(name = "micropython", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "micropython", mixinStandardHelpOptions = true, sortOptions = false, subcommands = MicroPythonCaptureCommand.class,
     description = {
         "MicroPython/CircuitPython GC heap from a RAM dump and the firmware's symbols: heap areas found without "
             + "struct offsets, fragmentation figures (as micropython.mem_info() prints them), the heap map, a "
@@ -49,12 +50,17 @@ import picocli.CommandLine.Option;
         "",
         "Examples:",
         "  heapload micropython --regions dump1/regions.json --symbols symbols.nm.txt",
+        "  heapload micropython dump1/regions.json --symbols firmware.elf     (what heapload-dump DIR wrote)",
         "  heapload micropython --ram ram.bin --ram-base _sdata --map firmware.map --sp 0x3ffeb8",
         "  heapload micropython --printed-map serial.log --svg heap.svg"})
 final class MicroPythonCommand implements Callable<Integer> {
 
     @Option(names = "--regions", paramLabel = "FILE", description = "regions.json listing the memory images and their base addresses.")
     Path regions;
+
+    @Parameters(arity = "0..1", paramLabel = "REGIONS", description = "Same as --regions: a regions.json, or the "
+        + "directory holding one (as heapload_gdb.py's heapload-dump DIR writes it).")
+    Path regionsArgument;
 
     @Option(names = "--ram", paramLabel = "FILE", description = "One seed-style RAM image (e.g. gdb: dump binary memory ram.bin &_sdata &_estack); .gz accepted.")
     Path ram;
@@ -106,6 +112,12 @@ final class MicroPythonCommand implements Callable<Integer> {
         PrintStream out = System.out;
         if (name != null) {
             HeapLoad.requireFileNameFits(spec.commandLine(), name, "--name");
+        }
+        if (regionsArgument != null) {
+            if (regions != null) {
+                throw usage("give the regions.json once: as an argument or with --regions");
+            }
+            regions = Files.isDirectory(regionsArgument) ? regionsArgument.resolve("regions.json") : regionsArgument;
         }
         if (!printedMaps.isEmpty()) {
             if (regions != null || ram != null) {
