@@ -26,6 +26,8 @@ import dev.heapload.micropython.PrintedHeapMap;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.svg.HeapLayoutSvg;
+import dev.heapload.report.text.LoadReport;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;

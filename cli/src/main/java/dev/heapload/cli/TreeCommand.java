@@ -25,6 +25,7 @@ import dev.heapload.analysis.SnapshotDiff;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.svg.IcicleSvg;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -9,6 +9,8 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.heapload.queries.QueryResult;
+import dev.heapload.report.svg.IcicleSvg;
+import dev.heapload.report.svg.TrendChartSvg;
 
 /**
  * The HTML form of a {@link LeakReport}: one self-contained page (inline CSS and SVG; no external scripts, fonts,
@@ -19,10 +21,10 @@ import dev.heapload.queries.QueryResult;
  * <p>The {@code @history} section (element {@code <section id="history">}) holds the trend chart of every snapshot
  * in the store ({@link TrendChartSvg}) and the rows of the saved query {@code trend}.
  */
-final class ReportHtml {
+public final class ReportHtml {
 
     /** At most this many leak groups are shown per list (all are in the JSON). */
-    static final int MAX_GROUPS = 50;
+    public static final int MAX_GROUPS = 50;
 
     private static final String CSS = """
         body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:1260px;padding:0 1em;color:#1d1d1f}
@@ -46,7 +48,7 @@ final class ReportHtml {
     }
 
     /** The page. */
-    static String render(LeakReport r) {
+    public static String render(LeakReport r) {
         StringBuilder b = new StringBuilder(64 * 1024 + (r.icicleSvg() == null ? 0 : r.icicleSvg().length()));
         String scriptHash = sha256Base64(IcicleSvg.SCRIPT);
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
@@ -218,7 +220,7 @@ final class ReportHtml {
     }
 
     /** A cell value as text: numbers with thousands separators, lists one item per line, null empty. */
-    static String cell(Object v) {
+    public static String cell(Object v) {
         if (v == null) {
             return "";
         }

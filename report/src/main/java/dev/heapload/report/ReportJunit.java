@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.util.List;
 import java.util.Locale;
@@ -14,13 +14,13 @@ import dev.heapload.queries.SafeText;
  * ({@code \x1b}, <code>&#92;u202e</code>); the retention path keeps one line per hop, a line break inside a name shows as
  * {@code \n}.
  */
-final class ReportJunit {
+public final class ReportJunit {
 
     private ReportJunit() {
     }
 
     /** The XML document. */
-    static String render(LeakReport r) {
+    public static String render(LeakReport r) {
         List<LeakReport.Group> groups = r.groups();
         long failures = groups.stream().filter(g -> !g.brokenGates().isEmpty()).count();
         long skipped = groups.stream().filter(LeakReport.Group::known).count();

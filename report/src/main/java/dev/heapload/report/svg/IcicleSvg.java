@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report.svg;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -16,19 +16,19 @@ import dev.heapload.queries.SafeText;
  * the details. No external scripts, fonts or network. Every name is XML-escaped and its control and bidi
  * characters shown escaped ({@link SafeText#xml}), because names come from heap strings.
  */
-final class IcicleSvg {
+public final class IcicleSvg {
 
-    static final double WIDTH = 1200;
-    static final double ROW = 18;
-    static final double MARGIN = 10;
+    public static final double WIDTH = 1200;
+    public static final double ROW = 18;
+    public static final double MARGIN = 10;
     /** Boxes narrower than this many pixels are left out (heapgraph.py's svg.py uses 0.1 px). */
-    static final double MIN_WIDTH = 0.1;
+    public static final double MIN_WIDTH = 0.1;
 
     /**
      * The graph's only script (the text of its {@code <script>} element): shows a box's details on hover, pins them
      * on click. A page that embeds the graph allows exactly this text in its Content-Security-Policy by hash.
      */
-    static final String SCRIPT = "\n"
+    public static final String SCRIPT = "\n"
         + "var pinned=null;\n"
         + "function d(e){var g=e.target.closest('g.b');return g?g.getAttribute('data-d'):null}\n"
         + "function show(t){document.getElementById('details').textContent=t}\n"
@@ -46,7 +46,7 @@ final class IcicleSvg {
      * @param title heading text (escaped here)
      * @param out   destination (UTF-8 writer)
      */
-    static void write(ReachabilityTree.Node root, String title, Writer out) throws IOException {
+    public static void write(ReachabilityTree.Node root, String title, Writer out) throws IOException {
         write(root, title, out, true, MIN_WIDTH);
     }
 
@@ -56,7 +56,7 @@ final class IcicleSvg {
      * @param prolog   write the XML declaration first (a standalone {@code .svg} file)
      * @param minWidth boxes narrower than this many pixels are left out (a larger value gives a smaller file)
      */
-    static void write(ReachabilityTree.Node root, String title, Writer out, boolean prolog, double minWidth) throws IOException {
+    public static void write(ReachabilityTree.Node root, String title, Writer out, boolean prolog, double minWidth) throws IOException {
         // first pass: depth of the drawn part
         int maxDepth = 0;
         record Item(ReachabilityTree.Node node, double x, int depth) {
@@ -129,7 +129,7 @@ final class IcicleSvg {
      * The number of boxes {@link #write(ReachabilityTree.Node, String, Writer, boolean, double)} draws with this
      * {@code minWidth} (the root included).
      */
-    static long boxes(ReachabilityTree.Node root, double minWidth) {
+    public static long boxes(ReachabilityTree.Node root, double minWidth) {
         double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
         long n = 0;
         Deque<ReachabilityTree.Node> stack = new ArrayDeque<>();
@@ -150,7 +150,7 @@ final class IcicleSvg {
      * The smallest box width (pixels) among 0.1, 0.2, 0.4, ... at which the graph has at most {@code maxBoxes} boxes,
      * so that a page embedding the graph of a large heap stays small (each box is about 300 bytes of SVG).
      */
-    static double minWidthFor(ReachabilityTree.Node root, long maxBoxes) {
+    public static double minWidthFor(ReachabilityTree.Node root, long maxBoxes) {
         double w = MIN_WIDTH;
         while (w < WIDTH && boxes(root, w) > maxBoxes) {
             w *= 2;
@@ -172,7 +172,7 @@ final class IcicleSvg {
      * control and bidi characters visible ({@code \x1b}, <code>&#92;u202e</code>). Used for every SVG, the HTML report and
      * (through SafeText) the JUnit XML.
      */
-    static String escape(String s) {
+    public static String escape(String s) {
         return SafeText.xml(s, true);
     }
 }
