@@ -1,22 +1,36 @@
 package dev.heapload.report;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import com.github.mustachejava.DefaultMustacheFactory;
+import com.github.mustachejava.Mustache;
+
 import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.SafeText;
 import dev.heapload.report.svg.IcicleSvg;
 import dev.heapload.report.svg.TrendChartSvg;
 
 /**
  * The HTML form of a {@link LeakReport}: one self-contained page (inline CSS and SVG; no external scripts, fonts,
  * images or network; a Content-Security-Policy forbids loading anything and allows only the icicle graph's own script,
- * by hash). Every string that comes from a dump or a file goes through {@link IcicleSvg#escape}, the one escaping
- * function of heapload's HTML, SVG and XML output.
+ * by hash). The page is the Mustache template {@code report.html.mustache} (with the partial {@code groups.mustache}
+ * and the style sheet {@code report.css}, all next to this class), filled from maps built here; the template engine
+ * (mustache.java) escapes every {@code {{value}}} with {@link SafeText#xml} ({@code & < > " '} as entities, control
+ * and bidi characters visible), the one escaping function of heapload's HTML, SVG and XML output. Only the SVG
+ * figures, already escaped by their painters, are inserted raw ({@code {{{svg}}}}).
  *
  * <p>The {@code @history} section (element {@code <section id="history">}) holds the trend chart of every snapshot
  * in the store ({@link TrendChartSvg}) and the rows of the saved query {@code trend}.
@@ -26,197 +40,206 @@ public final class ReportHtml {
     /** At most this many leak groups are shown per list (all are in the JSON). */
     public static final int MAX_GROUPS = 50;
 
-    private static final String CSS = """
-        body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:1260px;padding:0 1em;color:#1d1d1f}
-        h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
-        .meta{color:#555}.verdict{padding:.6em 1em;border-radius:6px;font-weight:bold}
-        .pass{background:#e3f5e1;color:#14521a}.fail{background:#fde2e1;color:#8a1c14}
-        .numbers{display:flex;flex-wrap:wrap;gap:1em}.numbers div{background:#f4f4f6;border-radius:6px;padding:.5em 1em;min-width:10em}
-        .numbers b{display:block;font-size:1.4em}
-        .group{border:1px solid #ddd;border-radius:6px;padding:.4em .8em;margin:.6em 0}
-        .group.broken{border-color:#d33}.group.known{background:#f7f7f7}
-        .group h3{font-size:1em;margin:.3em 0}.fp{font-family:monospace;color:#666;font-weight:normal}
-        .tag{display:inline-block;border-radius:4px;padding:0 .4em;font-size:.85em;font-weight:normal;background:#eee}
-        .tag.new{background:#fde2e1}.tag.persisting{background:#fff1c2}.tag.resolved{background:#e3f5e1}
-        pre.path{margin:.3em 0;white-space:pre-wrap;word-break:break-all;background:#fafafa;padding:.4em}
-        table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:.2em .5em;vertical-align:top}
-        th{background:#f4f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td.t{white-space:pre-wrap;word-break:break-all}
-        .icicle svg{max-width:100%;height:auto}
-        """;
+    private static final String RESOURCES = "dev/heapload/report";
+
+    /** Compiled once; rendering is thread-safe. */
+    private static final Mustache TEMPLATE = new Escaping().compile("report.html.mustache");
+
+    private static final String CSS = resource("report.css");
 
     private ReportHtml() {
     }
 
     /** The page. */
     public static String render(LeakReport r) {
-        StringBuilder b = new StringBuilder(64 * 1024 + (r.icicleSvg() == null ? 0 : r.icicleSvg().length()));
-        String scriptHash = sha256Base64(IcicleSvg.SCRIPT);
-        b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
-        b.append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-            + "img-src data:; script-src 'sha256-").append(scriptHash).append("'\">\n");
-        b.append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-        b.append("<title>").append(h("heapload: " + r.title() + ": " + r.target().id() + " vs " + r.baseline().id()))
-            .append("</title>\n<style>").append(CSS).append("</style></head>\n<body>\n");
-        b.append("<h1>").append(h(r.title())).append("</h1>\n");
-        b.append("<p class=\"meta\">target <b>").append(h(r.target().id())).append("</b> (").append(h(r.target().source()))
-            .append(") relative to baseline <b>").append(h(r.baseline().id())).append("</b> (").append(h(r.baseline().source()))
-            .append("); VM ").append(h(r.headline().vm())).append("; ").append(h(r.generatedAt())).append("; ")
-            .append(h(r.tool())).append("</p>\n");
-        verdict(b, r);
+        StringWriter w = new StringWriter(64 * 1024 + (r.icicleSvg() == null ? 0 : r.icicleSvg().length()));
+        TEMPLATE.execute(w, page(r));
+        return w.toString();
+    }
+
+    /** mustache.java with {@link SafeText#xml} as its escaping of {@code {{value}}}. */
+    private static final class Escaping extends DefaultMustacheFactory {
+        Escaping() {
+            super(RESOURCES);
+        }
+
+        @Override
+        public void encode(String value, Writer writer) {
+            try {
+                writer.write(SafeText.xml(value, true));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** The template's data: maps and lists of plain strings (the template holds no logic beyond sections). */
+    private static Map<String, Object> page(LeakReport r) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("scriptHash", sha256Base64(IcicleSvg.SCRIPT));
+        m.put("css", CSS);
+        m.put("pageTitle", "heapload: " + r.title() + ": " + r.target().id() + " vs " + r.baseline().id());
+        m.put("title", r.title());
+        m.put("target", Map.of("id", r.target().id(), "source", String.valueOf(r.target().source())));
+        m.put("baseline", Map.of("id", r.baseline().id(), "source", String.valueOf(r.baseline().source())));
+        m.put("vm", r.headline().vm());
+        m.put("generatedAt", r.generatedAt());
+        m.put("tool", r.tool());
+        m.put("verdict", verdict(r));
+        List<Object> sections = new ArrayList<>();
         for (LeakReport.Section s : r.sections()) {
-            String id = s.what().startsWith("@") ? s.what().substring(1) : "q-" + s.what();
-            b.append("<section id=\"").append(h(id)).append("\">\n<h2>").append(h(s.title())).append("</h2>\n");
+            Map<String, Object> sm = new HashMap<>();
+            sm.put("id", s.what().startsWith("@") ? s.what().substring(1) : "q-" + s.what());
+            sm.put("title", s.title());
             switch (s.what()) {
-                case "@headline" -> headline(b, r);
-                case "@leak-groups" -> groups(b, r);
+                case "@headline" -> sm.put("headline", headline(r));
+                case "@leak-groups" -> sm.put("groups", groups(r));
                 case "@icicle" -> {
-                    if (r.icicleSvg() != null) {
-                        b.append("<div class=\"icicle\">").append(r.icicleSvg()).append("</div>\n");
-                    } else {
-                        b.append("<p>").append(h(r.icicleNote())).append("</p>\n");
-                    }
+                    Map<String, Object> ic = new HashMap<>();
+                    ic.put("svg", r.icicleSvg());
+                    ic.put("note", r.icicleSvg() == null ? r.icicleNote() : null);
+                    sm.put("icicle", ic);
                 }
                 case "@micropython-heap" -> {
-                    b.append("<pre class=\"path\">");
+                    StringBuilder text = new StringBuilder();
                     for (List<Object> row : s.result().rows()) {
-                        b.append(h(String.valueOf(row.get(0)))).append('\n');
+                        text.append(row.get(0)).append('\n');
                     }
-                    b.append("</pre>\n");
-                    if (s.svg() != null) {
-                        b.append("<div class=\"icicle\">").append(s.svg()).append("</div>\n");
-                    }
+                    sm.put("figures", Map.of("text", text.toString()));
+                    sm.put("picture", s.svg());
                 }
                 case "@history" -> {
-                    b.append("<div class=\"history\">").append(s.svg()).append("</div>\n");
-                    table(b, new LeakReport.Section("trend", s.title(), Map.of(), s.result(), s.totalRows(), null));
+                    sm.put("picture", s.svg());
+                    sm.put("table", table(new LeakReport.Section("trend", s.title(), Map.of(), s.result(), s.totalRows(), null)));
                 }
-                default -> table(b, s);
+                default -> sm.put("table", table(s));
             }
-            b.append("</section>\n");
+            sections.add(sm);
         }
-        b.append("</body></html>\n");
-        return b.toString();
+        m.put("sections", sections);
+        return m;
     }
 
-    private static void verdict(StringBuilder b, LeakReport r) {
+    private static Map<String, Object> verdict(LeakReport r) {
+        Map<String, Object> v = new HashMap<>();
         if (r.gates().isEmpty()) {
-            b.append("<p class=\"verdict pass\">No gates given (--fail-on): ").append(r.headline().leakGroups())
-                .append(" leak group(s), ").append(r.headline().knownLeakGroups()).append(" known.</p>\n");
-            return;
+            // no gate decides: a page listing leak groups is a warning to look at them, never a green pass
+            int n = r.headline().leakGroups();
+            v.put("cls", n > 0 ? "warn" : "neutral");
+            v.put("text", (n > 0 ? String.format(Locale.ROOT, "%,d leak group(s) to review", n) : "No leak groups")
+                + String.format(Locale.ROOT, " (%,d known); no gates given (--fail-on).", r.headline().knownLeakGroups()));
+            v.put("gatesGiven", false);
+            return v;
         }
-        b.append("<p class=\"verdict ").append(r.passed() ? "pass\">PASSED" : "fail\">FAILED").append("</p>\n<ul>\n");
+        v.put("cls", r.passed() ? "pass" : "fail");
+        v.put("text", r.passed() ? "PASSED" : "FAILED");
+        v.put("gatesGiven", true);
+        List<Object> gates = new ArrayList<>();
         for (LeakReport.GateResult g : r.gates()) {
-            b.append("<li>").append(g.failed() ? "failed: " : "passed: ").append("<code>").append(h(g.expression()))
-                .append("</code> (").append(h(String.format(Locale.ROOT, "%s = %,d", g.metric(), g.actual()))).append(")</li>\n");
+            gates.add(Map.of("state", g.failed() ? "failed" : "passed", "expression", g.expression(),
+                "measured", String.format(Locale.ROOT, "%s = %,d", g.metric(), g.actual())));
         }
-        b.append("</ul>\n");
+        v.put("gates", gates);
+        return v;
     }
 
-    private static void headline(StringBuilder b, LeakReport r) {
+    private static Map<String, Object> headline(LeakReport r) {
         LeakReport.Headline hl = r.headline();
-        if (hl.crossProcess()) {
-            b.append("<p class=\"notice\">").append(h(LeakReport.Headline.CROSS_PROCESS)).append("</p>\n");
-        }
-        b.append("<div class=\"numbers\">\n");
-        number(b, "new objects", hl.newObjects(), "reachable or not; " + String.format(Locale.ROOT, "%,d", hl.reusedAddresses())
-            + " at reused addresses");
-        number(b, "new bytes", hl.newBytes(), "shallow bytes of the new objects");
-        number(b, "new retained bytes", hl.newRetainedBytes(), "retained by the heads of the leak groups (known leaks excluded)");
-        number(b, "leak groups", hl.leakGroups(), String.format(Locale.ROOT, "%,d objects, %,d bytes; plus %,d known",
-            hl.leakObjects(), hl.leakBytes(), hl.knownLeakGroups()));
-        b.append("<div>VM<b>").append(h(hl.vm())).append("</b>").append(h(String.format(Locale.ROOT,
-            "baseline %,d objects, %,d bytes; target %,d objects, %,d bytes", r.baseline().objects(), r.baseline().totalBytes(),
-            r.target().objects(), r.target().totalBytes()))).append("</div>\n</div>\n");
+        Map<String, Object> h = new HashMap<>();
+        h.put("crossProcess", hl.crossProcess() ? LeakReport.Headline.CROSS_PROCESS : null);
+        List<Object> numbers = new ArrayList<>();
+        numbers.add(number("new objects", hl.newObjects(), "reachable or not; "
+            + String.format(Locale.ROOT, "%,d", hl.reusedAddresses()) + " at reused addresses"));
+        numbers.add(number("new bytes", hl.newBytes(), "shallow bytes of the new objects"));
+        numbers.add(number("new retained bytes", hl.newRetainedBytes(),
+            "retained by the heads of the leak groups (known leaks excluded)"));
+        numbers.add(number("leak groups", hl.leakGroups(), String.format(Locale.ROOT, "%,d objects, %,d bytes; plus %,d known",
+            hl.leakObjects(), hl.leakBytes(), hl.knownLeakGroups())));
+        numbers.add(Map.of("label", "VM", "value", hl.vm(), "note", String.format(Locale.ROOT,
+            "baseline %,d objects, %,d bytes; target %,d objects, %,d bytes", r.baseline().objects(),
+            r.baseline().totalBytes(), r.target().objects(), r.target().totalBytes())));
+        h.put("numbers", numbers);
+        return h;
     }
 
-    private static void number(StringBuilder b, String label, long value, String note) {
-        b.append("<div>").append(h(label)).append("<b>").append(String.format(Locale.ROOT, "%,d", value)).append("</b><small>")
-            .append(h(note)).append("</small></div>\n");
+    private static Map<String, Object> number(String label, long value, String note) {
+        return Map.of("label", label, "value", String.format(Locale.ROOT, "%,d", value), "note", note);
     }
 
-    private static void groups(StringBuilder b, LeakReport r) {
+    private static Map<String, Object> groups(LeakReport r) {
         List<LeakReport.Group> unknown = r.unknownGroups();
         List<LeakReport.Group> known = r.knownGroups();
-        if (unknown.isEmpty()) {
-            b.append("<p>No leak groups").append(known.isEmpty() ? "" : " apart from known leaks").append(".</p>\n");
-        }
-        groupList(b, unknown);
+        Map<String, Object> g = groupList(unknown);
+        g.put("none", unknown.isEmpty() ? "No leak groups" + (known.isEmpty() ? "" : " apart from known leaks") + "." : null);
         if (!known.isEmpty()) {
-            b.append("<h3 id=\"known\">Known leaks (").append(known.size()).append(", never fail a gate)</h3>\n");
-            groupList(b, known);
+            Map<String, Object> k = groupList(known);
+            k.put("count", known.size());
+            g.put("known", k);
+        } else {
+            g.put("known", null);
         }
         if (r.resolved() != null) {
-            b.append("<h3 id=\"resolved\">Resolved since the previous report (").append(r.resolved().size()).append(")</h3>\n");
-            if (r.resolved().isEmpty()) {
-                b.append("<p>None.</p>\n");
+            Map<String, Object> res = new HashMap<>();
+            res.put("count", r.resolved().size());
+            List<Object> list = new ArrayList<>();
+            for (LeakReport.Resolved x : r.resolved().subList(0, Math.min(MAX_GROUPS, r.resolved().size()))) {
+                list.add(Map.of("name", x.name(), "fingerprint", x.fingerprint(), "summary", String.format(Locale.ROOT,
+                        "previously %,d objects, %,d new bytes, %,d retained bytes", x.objects(), x.newBytes(), x.retainedBytes()),
+                    "path", String.join("\n", x.path())));
             }
-            int shown = 0;
-            for (LeakReport.Resolved g : r.resolved()) {
-                if (shown++ == MAX_GROUPS) {
-                    b.append("<p>").append(r.resolved().size() - MAX_GROUPS).append(" more in the JSON report.</p>\n");
-                    break;
-                }
-                b.append("<div class=\"group\"><h3><span class=\"tag resolved\">resolved</span> ").append(h(g.name()))
-                    .append(" <span class=\"fp\">").append(h(g.fingerprint())).append("</span></h3>").append(h(String.format(Locale.ROOT,
-                        "previously %,d objects, %,d new bytes, %,d retained bytes", g.objects(), g.newBytes(), g.retainedBytes())))
-                    .append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre></div>\n");
-            }
+            res.put("list", list);
+            res.put("more", r.resolved().size() > MAX_GROUPS ? r.resolved().size() - MAX_GROUPS : null);
+            g.put("resolved", res);
+        } else {
+            g.put("resolved", null);
         }
+        return g;
     }
 
-    private static void groupList(StringBuilder b, List<LeakReport.Group> groups) {
-        int shown = 0;
-        for (LeakReport.Group g : groups) {
-            if (shown++ == MAX_GROUPS) {
-                b.append("<p>").append(groups.size() - MAX_GROUPS).append(" more group(s) in the JSON report.</p>\n");
-                break;
-            }
-            String cls = g.known() ? "group known" : g.brokenGates().isEmpty() ? "group" : "group broken";
-            b.append("<div class=\"").append(cls).append("\" id=\"g-").append(h(g.fingerprint())).append("\"><h3>#")
-                .append(g.rank()).append(' ');
-            if (g.status() != null) {
-                b.append("<span class=\"tag ").append(h(g.status())).append("\">").append(h(g.status())).append("</span> ");
-            }
-            b.append(h(String.format(Locale.ROOT, "%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes",
-                g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes())));
-            b.append(" <span class=\"fp\">").append(h(g.fingerprint())).append("</span></h3>\n");
-            if (g.known()) {
-                b.append("<p>known leak: <code>").append(h(g.knownBy())).append("</code></p>\n");
-            }
-            if (!g.brokenGates().isEmpty()) {
-                b.append("<p>breaks: <code>").append(h(String.join(", ", g.brokenGates()))).append("</code></p>\n");
-            }
-            b.append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre></div>\n");
+    private static Map<String, Object> groupList(List<LeakReport.Group> groups) {
+        List<Object> list = new ArrayList<>();
+        for (LeakReport.Group g : groups.subList(0, Math.min(MAX_GROUPS, groups.size()))) {
+            Map<String, Object> gm = new HashMap<>();
+            gm.put("cls", g.known() ? "group known" : g.brokenGates().isEmpty() ? "group" : "group broken");
+            gm.put("fingerprint", g.fingerprint());
+            gm.put("name", g.name());
+            gm.put("rank", g.rank());
+            gm.put("status", g.status());
+            gm.put("summary", String.format(Locale.ROOT, "%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes",
+                g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes()));
+            gm.put("knownBy", g.knownBy());
+            gm.put("breaks", g.brokenGates().isEmpty() ? null : String.join(", ", g.brokenGates()));
+            gm.put("path", String.join("\n", g.path()));
+            list.add(gm);
         }
+        Map<String, Object> m = new HashMap<>();
+        m.put("list", list);
+        m.put("more", groups.size() > MAX_GROUPS ? groups.size() - MAX_GROUPS : null);
+        return m;
     }
 
-    private static void table(StringBuilder b, LeakReport.Section s) {
+    private static Map<String, Object> table(LeakReport.Section s) {
         QueryResult q = s.result();
-        b.append("<p class=\"meta\">saved query <code>").append(h(s.what())).append("</code>");
+        Map<String, Object> t = new HashMap<>();
+        t.put("query", s.what());
+        List<String> params = new ArrayList<>();
         for (Map.Entry<String, Object> e : s.parameters().entrySet()) {
-            b.append(" <code>").append(h(e.getKey() + "=" + e.getValue())).append("</code>");
+            params.add(e.getKey() + "=" + e.getValue());
         }
-        b.append("</p>\n");
-        if (q.rows().isEmpty()) {
-            b.append("<p>No rows.</p>\n");
-            return;
-        }
-        b.append("<table><thead><tr>");
-        for (String c : q.columns()) {
-            b.append("<th>").append(h(c)).append("</th>");
-        }
-        b.append("</tr></thead><tbody>\n");
+        t.put("parameters", params);
+        t.put("hasRows", !q.rows().isEmpty());
+        t.put("columns", q.columns());
+        List<Object> rows = new ArrayList<>();
         for (List<Object> row : q.rows()) {
-            b.append("<tr>");
+            List<Object> cells = new ArrayList<>(row.size());
             for (Object v : row) {
-                b.append(v instanceof Number ? "<td class=\"n\">" : "<td class=\"t\">").append(h(cell(v))).append("</td>");
+                cells.add(Map.of("cls", v instanceof Number ? "n" : "t", "text", cell(v)));
             }
-            b.append("</tr>\n");
+            rows.add(Map.of("cells", cells));
         }
-        b.append("</tbody></table>\n");
-        if (s.totalRows() > q.rows().size()) {
-            b.append("<p>").append(s.totalRows() - q.rows().size()).append(" more row(s) in the JSON report.</p>\n");
-        }
+        t.put("rows", rows);
+        t.put("more", s.totalRows() > q.rows().size() ? s.totalRows() - q.rows().size() : null);
+        return t;
     }
 
     /** A cell value as text: numbers with thousands separators, lists one item per line, null empty. */
@@ -240,8 +263,15 @@ public final class ReportHtml {
         return String.valueOf(v);
     }
 
-    private static String h(String s) {
-        return IcicleSvg.escape(s == null ? "" : s);
+    private static String resource(String name) {
+        try (InputStream in = ReportHtml.class.getClassLoader().getResourceAsStream(RESOURCES + "/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCES + "/" + name + " missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String sha256Base64(String text) {

@@ -24,7 +24,10 @@ public final class ReportMarkdown {
         b.append("## ").append(text(r.title())).append(": ").append(text(r.target().id())).append(" vs ")
             .append(text(r.baseline().id())).append("\n\n");
         if (r.gates().isEmpty()) {
-            b.append("No gates given.\n\n");
+            // no gate decides: listed leak groups are a warning, never a pass
+            int n = hl.leakGroups();
+            b.append(n > 0 ? String.format(Locale.ROOT, "**WARNING**: %,d leak group(s) to review", n) : "No leak groups")
+                .append(String.format(Locale.ROOT, " (%,d known); no gates given (--fail-on).%n%n", hl.knownLeakGroups()));
         } else {
             b.append(r.passed() ? "**PASSED**" : "**FAILED**").append("\n\n");
             for (LeakReport.GateResult g : r.gates()) {
