@@ -134,12 +134,12 @@ final class MicroPythonCommand implements Callable<Integer> {
         String id;
         if (regions != null) {
             image = MemoryImage.fromRegionsJson(regions);
-            source = regions.toString();
+            source = regions.toAbsolutePath().normalize().toString(); // read again by reports from any directory
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(regions);
         } else {
             long base = address(ramBase, syms, "--ram-base");
             image = MemoryImage.single(ram, base, 0, true);
-            source = ram.toString();
+            source = ram.toAbsolutePath().normalize().toString();
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(ram);
         }
         if (bigEndian) {

@@ -71,8 +71,8 @@ public final class ReportBuilder {
         }
         StringWriter w = new StringWriter();
         // at most ICICLE_BOXES boxes (about 300 bytes each), so the page stays small on large heaps
-        IcicleSvg.write(root, "new in " + target + " relative to " + baseline + (crossProcess ? " (by retention path)" : ""),
-            w, false, IcicleSvg.minWidthFor(root, ICICLE_BOXES));
+        IcicleSvg.writeElement(root, "new in " + target + " relative to " + baseline
+            + (crossProcess ? " (by retention path)" : ""), w, ICICLE_BOXES);
         return new Icicle(w.toString(), crossProcess);
     }
 

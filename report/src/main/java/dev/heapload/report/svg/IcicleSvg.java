@@ -3,15 +3,22 @@ package dev.heapload.report.svg;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.queries.SafeText;
 
 /**
  * Renders a {@link ReachabilityTree} as a self-contained SVG icicle graph (root on top, each child below
- * its parent, widths proportional to total bytes). Hovering a box shows its name, total bytes, share of
+ * its parent, widths proportional to total bytes). {@value #MERGE_SIBLINGS} or more siblings whose names differ only
+ * in digits (the entries of a dictionary keyed by numbers) are one box labelled {@code "1,100 × #"}. Hovering a box
+ * shows its path from the root (names joined by {@code /}, as a leak group's name spells it), total bytes, share of
  * the whole and its own bytes and objects (native SVG tooltip and a details line); clicking a box pins
  * the details. No external scripts, fonts or network. Every name is XML-escaped and its control and bidi
  * characters shown escaped ({@link SafeText#xml}), because names come from heap strings.
@@ -39,6 +46,12 @@ public final class IcicleSvg {
     private IcicleSvg() {
     }
 
+    /** At least this many siblings whose names differ only in digits are drawn as one box ("1,000 × #"). */
+    public static final int MERGE_SIBLINGS = 8;
+
+    /** At most this many names of a box's path are shown in its details (the rest as "…/"). */
+    static final int PATH_NAMES = 40;
+
     /**
      * Writes the SVG.
      *
@@ -47,8 +60,107 @@ public final class IcicleSvg {
      * @param out   destination (UTF-8 writer)
      */
     public static void write(ReachabilityTree.Node root, String title, Writer out) throws IOException {
-        write(root, title, out, true, MIN_WIDTH);
+        write(Box.of(root), title, out, true, MIN_WIDTH);
     }
+
+    /**
+     * Writes the SVG as an element to embed in an HTML page (no XML prolog), with at most {@code maxBoxes} boxes:
+     * the narrowest are left out ({@link #minWidthFor}), so a page embedding the graph of a large heap stays small
+     * (each box is about 300 bytes of SVG).
+     */
+    public static void writeElement(ReachabilityTree.Node root, String title, Writer out, long maxBoxes) throws IOException {
+        Box box = Box.of(root);
+        write(box, title, out, false, minWidthFor(box, maxBoxes));
+    }
+
+    /**
+     * A box of the graph: one tree node, or the merge of {@link #MERGE_SIBLINGS} or more siblings whose names are
+     * equal once digits are replaced by {@code #} (like the entries {@code 1}…{@code 1099} of a dictionary), with
+     * their children merged the same way. Sizes are the members' sums (bytes, objects).
+     */
+    static final class Box {
+        final String name;
+        final Box parent;
+        long size;
+        long count;
+        long total;
+        long totalCount;
+        final List<Box> children = new ArrayList<>();
+
+        private Box(String name, Box parent) {
+            this.name = name;
+            this.parent = parent;
+        }
+
+        /** The boxes of a tree, built with an explicit stack (trees can be 100,000 levels deep). */
+        static Box of(ReachabilityTree.Node root) {
+            Box top = new Box("", null);
+            record Work(List<ReachabilityTree.Node> nodes, Box box) {
+            }
+            Deque<Work> work = new ArrayDeque<>();
+            work.push(new Work(List.of(root), top));
+            while (!work.isEmpty()) {
+                Work w = work.pop();
+                for (ReachabilityTree.Node n : w.nodes) {
+                    w.box.size += n.size();
+                    w.box.count += n.count();
+                    w.box.total += n.total();
+                    w.box.totalCount += n.totalCount();
+                }
+                if (w.nodes.size() == 1 && w.nodes.get(0).children().size() < MERGE_SIBLINGS) {
+                    for (ReachabilityTree.Node c : w.nodes.get(0).children()) {
+                        Box b = new Box(c.name(), w.box);
+                        w.box.children.add(b);
+                        work.push(new Work(List.of(c), b));
+                    }
+                    continue;
+                }
+                // children of all members, grouped by their name with digits as '#', in first-seen order
+                Map<String, List<ReachabilityTree.Node>> byPattern = new LinkedHashMap<>();
+                for (ReachabilityTree.Node n : w.nodes) {
+                    for (ReachabilityTree.Node c : n.children()) {
+                        byPattern.computeIfAbsent(DIGITS.matcher(c.name()).replaceAll("#"), k -> new ArrayList<>()).add(c);
+                    }
+                }
+                boolean merged = w.nodes.size() > 1;
+                for (Map.Entry<String, List<ReachabilityTree.Node>> e : byPattern.entrySet()) {
+                    List<ReachabilityTree.Node> group = e.getValue();
+                    if (merged || group.size() >= MERGE_SIBLINGS) {
+                        String first = group.get(0).name();
+                        boolean same = group.stream().allMatch(c -> c.name().equals(first));
+                        Box b = new Box(same ? first : String.format(Locale.ROOT, "%,d \u00d7 %s", group.size(), e.getKey()),
+                            w.box);
+                        w.box.children.add(b);
+                        work.push(new Work(group, b));
+                    } else {
+                        for (ReachabilityTree.Node c : group) {
+                            Box b = new Box(c.name(), w.box);
+                            w.box.children.add(b);
+                            work.push(new Work(List.of(c), b));
+                        }
+                    }
+                }
+            }
+            return top;
+        }
+
+        /** The names from the root's child down to this box, joined by {@code /} (at most {@link #PATH_NAMES}). */
+        String path() {
+            List<String> names = new ArrayList<>();
+            Box b = this;
+            while (b.parent != null && names.size() < PATH_NAMES) {
+                names.add(b.name);
+                b = b.parent;
+            }
+            StringBuilder s = new StringBuilder(b.parent != null ? "\u2026/" : "");
+            for (int i = names.size() - 1; i >= 0; i--) {
+                s.append(names.get(i)).append(i > 0 ? "/" : "");
+            }
+            return s.toString();
+        }
+    }
+
+    private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     /**
      * Writes the SVG, as a file ({@code prolog}) or as an element to embed in an HTML page.
@@ -56,20 +168,20 @@ public final class IcicleSvg {
      * @param prolog   write the XML declaration first (a standalone {@code .svg} file)
      * @param minWidth boxes narrower than this many pixels are left out (a larger value gives a smaller file)
      */
-    public static void write(ReachabilityTree.Node root, String title, Writer out, boolean prolog, double minWidth) throws IOException {
+    static void write(Box root, String title, Writer out, boolean prolog, double minWidth) throws IOException {
         // first pass: depth of the drawn part
         int maxDepth = 0;
-        record Item(ReachabilityTree.Node node, double x, int depth) {
+        record Item(Box node, double x, int depth) {
         }
-        double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
+        double scale = root.total > 0 ? (WIDTH - 2 * MARGIN) / root.total : 0;
         Deque<Item> stack = new ArrayDeque<>();
         stack.push(new Item(root, MARGIN, 0));
         while (!stack.isEmpty()) {
             Item it = stack.pop();
             maxDepth = Math.max(maxDepth, it.depth);
-            double x = it.x + it.node.size() * scale;
-            for (ReachabilityTree.Node c : it.node.children()) {
-                double w = c.total() * scale;
+            double x = it.x + it.node.size * scale;
+            for (Box c : it.node.children) {
+                double w = c.total * scale;
                 if (w >= minWidth) {
                     stack.push(new Item(c, x, it.depth + 1));
                 }
@@ -96,12 +208,13 @@ public final class IcicleSvg {
         stack.push(new Item(root, MARGIN, 0));
         while (!stack.isEmpty()) {
             Item it = stack.pop();
-            ReachabilityTree.Node n = it.node;
-            double w = n.total() * scale;
+            Box n = it.node;
+            double w = n.total * scale;
             double y = top + it.depth * ROW;
-            String name = it.depth == 0 ? "all" : n.name();
+            String name = it.depth == 0 ? "all" : n.name;
             String details = String.format(Locale.ROOT, "%s (%,d bytes, %.1f%%); self: %,d bytes in %,d objects",
-                name, n.total(), root.total() > 0 ? 100.0 * n.total() / root.total() : 0.0, n.size(), n.count());
+                it.depth == 0 ? "all" : n.path(), n.total, root.total > 0 ? 100.0 * n.total / root.total : 0.0, n.size,
+                n.count);
             out.write("<g class=\"b\" data-d=\"" + escape(details) + "\"><title>" + escape(details) + "</title>");
             out.write(String.format(Locale.ROOT,
                 "<rect class=\"n\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>",
@@ -113,9 +226,9 @@ public final class IcicleSvg {
                     it.x + 3, y + ROW - 5, escape(label)));
             }
             out.write("</g>\n");
-            double x = it.x + n.size() * scale;
-            for (ReachabilityTree.Node c : n.children()) {
-                double cw = c.total() * scale;
+            double x = it.x + n.size * scale;
+            for (Box c : n.children) {
+                double cw = c.total * scale;
                 if (cw >= minWidth) {
                     stack.push(new Item(c, x, it.depth + 1));
                 }
@@ -125,20 +238,17 @@ public final class IcicleSvg {
         out.write("</svg>\n");
     }
 
-    /**
-     * The number of boxes {@link #write(ReachabilityTree.Node, String, Writer, boolean, double)} draws with this
-     * {@code minWidth} (the root included).
-     */
-    public static long boxes(ReachabilityTree.Node root, double minWidth) {
-        double scale = root.total() > 0 ? (WIDTH - 2 * MARGIN) / root.total() : 0;
+    /** The number of boxes {@link #write(Box, String, Writer, boolean, double)} draws with this {@code minWidth}. */
+    static long boxes(Box root, double minWidth) {
+        double scale = root.total > 0 ? (WIDTH - 2 * MARGIN) / root.total : 0;
         long n = 0;
-        Deque<ReachabilityTree.Node> stack = new ArrayDeque<>();
+        Deque<Box> stack = new ArrayDeque<>();
         stack.push(root);
         while (!stack.isEmpty()) {
-            ReachabilityTree.Node node = stack.pop();
+            Box node = stack.pop();
             n++;
-            for (ReachabilityTree.Node c : node.children()) {
-                if (c.total() * scale >= minWidth) {
+            for (Box c : node.children) {
+                if (c.total * scale >= minWidth) {
                     stack.push(c);
                 }
             }
@@ -150,7 +260,7 @@ public final class IcicleSvg {
      * The smallest box width (pixels) among 0.1, 0.2, 0.4, ... at which the graph has at most {@code maxBoxes} boxes,
      * so that a page embedding the graph of a large heap stays small (each box is about 300 bytes of SVG).
      */
-    public static double minWidthFor(ReachabilityTree.Node root, long maxBoxes) {
+    static double minWidthFor(Box root, long maxBoxes) {
         double w = MIN_WIDTH;
         while (w < WIDTH && boxes(root, w) > maxBoxes) {
             w *= 2;
