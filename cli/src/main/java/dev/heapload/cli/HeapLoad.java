@@ -12,6 +12,7 @@ import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.text.LoadReport;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotExistsException;

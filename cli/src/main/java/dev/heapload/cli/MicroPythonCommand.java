@@ -14,8 +14,6 @@ import java.util.concurrent.Callable;
 
 import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.micropython.FirmwareSymbols;
-import dev.heapload.micropython.GcFigures;
-import dev.heapload.micropython.GcHeapArea;
 import dev.heapload.micropython.HeapMap;
 import dev.heapload.micropython.HeapMapDiff;
 import dev.heapload.micropython.MemoryImage;
@@ -26,6 +24,9 @@ import dev.heapload.micropython.PrintedHeapMap;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.svg.HeapLayoutSvg;
+import dev.heapload.report.text.LoadReport;
+import dev.heapload.report.text.MicroPythonText;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
@@ -145,12 +146,12 @@ final class MicroPythonCommand implements Callable<Integer> {
         String id;
         if (regions != null) {
             image = MemoryImage.fromRegionsJson(regions);
-            source = regions.toString();
+            source = regions.toAbsolutePath().normalize().toString(); // read again by reports from any directory
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(regions);
         } else {
             long base = address(ramBase, syms, "--ram-base");
             image = MemoryImage.single(ram, base, 0, true);
-            source = ram.toString();
+            source = ram.toAbsolutePath().normalize().toString();
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(ram);
         }
         if (bigEndian) {
@@ -172,7 +173,7 @@ final class MicroPythonCommand implements Callable<Integer> {
             HeapSnapshot snapshot = dump.snapshot();
             TerminalProgress bars = new TerminalProgress(false);
             HeapAnalyzer.analyze(snapshot, bars);
-            report(dump, syms, out);
+            MicroPythonText.summary(dump, out);
             if (printHeapMap) {
                 out.print(SafeText.visibleLines(dump.heapMap().text()));
             }
@@ -198,13 +199,6 @@ final class MicroPythonCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The fragmentation figures as {@link #report} prints them, one per line. */
-    static String figuresText(GcFigures f) {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        PrintStream p = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        figures(f, p);
-        return bytes.toString(StandardCharsets.UTF_8);
-    }
 
     private CommandLine.ParameterException usage(String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
@@ -224,42 +218,7 @@ final class MicroPythonCommand implements Callable<Integer> {
         }
     }
 
-    private static void report(MicroPythonDump d, FirmwareSymbols syms, PrintStream out) {
-        HeapMap map = d.heapMap();
-        GcHeapArea first = d.areas().get(0);
-        out.printf(Locale.ROOT, "MicroPython heap: %d area(s), %d-byte blocks, %d-bit, tables: ATB%s%s%s; qstr pools: %d "
-                + "(%s format)%n", d.areas().size(), map.bytesPerBlock(), first.bytesPerBlock() * 2,
-            first.gapByte() ? " + gap" : "", first.ftbStart() >= 0 ? " + FTB" : "", first.wtbStart() >= 0 ? " + WTB" : "",
-            d.qstrs().pools().size(), d.qstrs().legacyFormat() ? "v1.18" : "v1.19+");
-        for (GcHeapArea a : d.areas()) {
-            out.printf(Locale.ROOT, "  area %d: pool 0x%x..0x%x, %,d blocks; ATB 0x%x (%,d bytes)%n", a.index(),
-                a.poolStart(), a.poolEnd(), a.blocks(), a.atbStart(), a.atbLength());
-        }
-        figures(map.figures(), out);
-        if (d.finaliserBlocks() > 0 || d.weakTableBlocks() > 0) {
-            out.printf(Locale.ROOT, "  blocks with a finaliser: %,d; with a weak reference: %,d%n", d.finaliserBlocks(),
-                d.weakTableBlocks());
-        }
-        out.printf(Locale.ROOT, "  not GC edges: %,d interior pointers; not roots (the GC does not scan them): %s%n",
-            d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : SafeText.visible(String.join(", ", d.staticNonRootRefs())));
-        if (d.stackRange() != null) {
-            out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
-                d.stackRange()[1] - d.stackRange()[0]);
-        }
-    }
 
-    static void figures(GcFigures f, PrintStream out) {
-        out.println("fragmentation (as gc_info computes it; MicroPython prints):");
-        for (String line : f.gcLines().split("\n")) {
-            out.println("  " + SafeText.visible(line));
-        }
-        out.printf(Locale.ROOT, "  used %,d of %,d bytes (%.1f %%), %,d allocations (%,d of 1 block, %,d of 2 blocks)%n",
-            f.usedBytes(), f.totalBytes(), f.totalBytes() == 0 ? 0.0 : 100.0 * f.usedBytes() / f.totalBytes(),
-            f.allocations(), f.oneBlockAllocations(), f.twoBlockAllocations());
-        out.printf(Locale.ROOT, "  largest allocation %,d blocks = %,d bytes; largest free run %,d blocks = %,d bytes "
-                + "(the biggest allocation that can succeed, of %,d bytes free)%n", f.maxBlockBlocks(), f.maxBlockBytes(),
-            f.maxFreeBlocks(), f.maxFreeBytes(), f.freeBytes());
-    }
 
     private void printed(PrintStream out) throws IOException {
         List<HeapMap> maps = new ArrayList<>();
@@ -272,7 +231,7 @@ final class MicroPythonCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "%s: %d area(s), %,d blocks of %d bytes, %s offsets%n", label,
                     p.heapMap().areas().size(), p.heapMap().areas().stream().mapToLong(HeapMap.Area::blocks).sum(),
                     p.heapMap().bytesPerBlock(), p.heapMap().eightDigitOffsets() ? "8-digit" : "5-digit");
-                figures(p.heapMap().figures(), out);
+                MicroPythonText.figures(p.heapMap().figures(), out);
                 out.println(p.warnings().isEmpty() ? "  the printed GC: header agrees with the map"
                     : "  warning: " + SafeText.visible(String.join("; ", p.warnings())));
                 out.println("  allocations by kind:          allocations       blocks        bytes");

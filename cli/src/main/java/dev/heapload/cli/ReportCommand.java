@@ -4,18 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -24,18 +20,21 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 import dev.heapload.analysis.HeapAnalyzer;
-import dev.heapload.analysis.ReachabilityTree;
-import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
-import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryLibrary;
-import dev.heapload.queries.QueryResult;
-import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.ReportDefinition;
 import dev.heapload.queries.SafeText;
-import dev.heapload.queries.SavedQuery;
+import dev.heapload.report.Gate;
+import dev.heapload.report.KnownLeaks;
+import dev.heapload.report.LeakReport;
+import dev.heapload.report.ReportHtml;
+import dev.heapload.report.ReportJson;
+import dev.heapload.report.ReportJunit;
+import dev.heapload.report.ReportBuilder;
+import dev.heapload.report.ReportMarkdown;
+import dev.heapload.report.SavedQueryRunner;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
@@ -61,12 +60,6 @@ final class ReportCommand implements Callable<Integer> {
 
     /** Exit code when a gate fails. */
     static final int GATE_FAILED = 3;
-
-    /** At most this many boxes in the report's icicle graph (narrow ones are left out first). */
-    static final long ICICLE_BOXES = 6000;
-
-    /** Rows of a query section kept in the report (the JSON says how many there were). */
-    static final int MAX_ROWS = 100;
 
     /** Formats and their file names in {@code --out}. */
     static final Map<String, String> FILES = Map.of("html", "report.html", "md", "report.md", "json", "report.json",
@@ -173,8 +166,9 @@ final class ReportCommand implements Callable<Integer> {
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
                 SavedQueryRunner runner = SavedQueryRunner.on(remote, timeout);
-                report = build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
-                    "the icicle graph needs the heap models of the embedded store (--db); not available over --uri", false);
+                report = ReportBuilder.build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
+                    "the icicle graph needs the heap models of the embedded store (--db); not available over --uri", false,
+                    tool());
             }
         } else {
             if (byIds && !GraphStore.isStore(db)) {
@@ -196,10 +190,10 @@ final class ReportCommand implements Callable<Integer> {
                     b = ids.get(0);
                     t = ids.get(1);
                 }
-                Icicle icicle = icicle(store, b, t);
+                ReportBuilder.Icicle icicle = ReportBuilder.icicle(store, b, t);
                 SavedQueryRunner runner = SavedQueryRunner.on(store, timeout);
-                report = build(definition, library, runner, b, t, known, previousGroups, gates, icicle.svg(),
-                    "no new reachable objects: nothing to draw", icicle.crossProcess());
+                report = ReportBuilder.build(definition, library, runner, b, t, known, previousGroups, gates, icicle.svg(),
+                    "no new reachable objects: nothing to draw", icicle.crossProcess(), tool());
             }
         }
         Files.createDirectories(out);
@@ -229,6 +223,11 @@ final class ReportCommand implements Callable<Integer> {
                 g.actual());
         }
         return report.passed() ? 0 : GATE_FAILED;
+    }
+
+    /** heapload's version line, as the reports show it. */
+    private static String tool() {
+        return new HeapLoad.Version().getVersion()[0];
     }
 
     /**
@@ -321,163 +320,5 @@ final class ReportCommand implements Callable<Integer> {
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /**
-     * The icicle graph of a pair, and whether the pair looked like two processes.
-     *
-     * @param svg          the SVG element, or {@code null} when nothing is new and reachable
-     * @param crossProcess {@link SnapshotComparison#isCrossProcess}: "new" was decided by retention path
-     */
-    record Icicle(String svg, boolean crossProcess) {
-    }
-
-    /**
-     * The icicle graph ({@link ReachabilityTree}, {@link IcicleSvg}) of the target's objects that are new relative to
-     * the baseline ({@link SnapshotComparison#novelty}: by retention path for a cross-process pair), from the
-     * stored heap models.
-     */
-    static Icicle icicle(GraphStore store, String baseline, String target) throws IOException {
-        HeapSnapshot b = store.model(baseline);
-        HeapSnapshot t = store.model(target);
-        SnapshotComparison.Novelty novelty = SnapshotComparison.novelty(b, t);
-        boolean crossProcess = novelty.crossProcess();
-        boolean[] isNew = novelty.isNew();
-        b = null;
-        ReachabilityTree.Node root = ReachabilityTree.build(t, o -> isNew[o], ReachabilityTree.Split.NONE);
-        if (root.total() == 0) {
-            return new Icicle(null, crossProcess);
-        }
-        StringWriter w = new StringWriter();
-        // at most ICICLE_BOXES boxes (about 300 bytes each), so the page stays small on large heaps
-        IcicleSvg.write(root, "new in " + target + " relative to " + baseline + (crossProcess ? " (by retention path)" : ""),
-            w, false, IcicleSvg.minWidthFor(root, ICICLE_BOXES));
-        return new Icicle(w.toString(), crossProcess);
-    }
-
-    /** Runs the queries and assembles the report. */
-    static LeakReport build(ReportDefinition def, QueryLibrary library, SavedQueryRunner runner, String baseline, String target,
-                            KnownLeaks known, List<LeakReport.Resolved> previousGroups, List<Gate> gates, String icicleSvg,
-                            String icicleNote, boolean crossProcess) throws QueryFailedException, IOException {
-        LeakReport.Snapshot b = snapshot(library, runner, baseline);
-        LeakReport.Snapshot t = snapshot(library, runner, target);
-        QueryResult newObjects = runner.run(library.get("new-objects"), Map.of("baseline", baseline, "target", target));
-        QueryResult leakRows = runner.run(library.get("leak-groups"), Map.of("baseline", baseline, "target", target));
-        Set<String> previousPrints = null;
-        if (previousGroups != null) {
-            previousPrints = new LinkedHashSet<>();
-            for (LeakReport.Resolved r : previousGroups) {
-                previousPrints.add(r.fingerprint());
-            }
-        }
-        List<LeakReport.GateResult> gateResults = new ArrayList<>();
-        List<LeakReport.Group> groups = LeakReport.groups(leakRows, known, previousPrints, gates, gateResults);
-        List<LeakReport.Resolved> resolved = null;
-        if (previousGroups != null) {
-            Set<String> now = LeakReport.fingerprints(groups);
-            resolved = previousGroups.stream().filter(r -> !now.contains(r.fingerprint())).toList();
-        }
-        long newCount = 0;
-        long newBytes = 0;
-        long reused = 0;
-        if (!newObjects.rows().isEmpty()) {
-            List<String> c = newObjects.columns();
-            List<Object> all = newObjects.rows().get(0);
-            newCount = LeakReport.num(all.get(c.indexOf("objects")));
-            newBytes = LeakReport.num(all.get(c.indexOf("bytes")));
-            reused = LeakReport.num(all.get(c.indexOf("reusedAddresses")));
-        }
-        long lo = 0;
-        long lb = 0;
-        long lr = 0;
-        int unknown = 0;
-        for (LeakReport.Group g : groups) {
-            if (!g.known()) {
-                unknown++;
-                lo += g.objects();
-                lb += g.newBytes();
-                lr += g.retainedBytes();
-            }
-        }
-        LeakReport.Headline headline = new LeakReport.Headline(t.vm(), newCount, newBytes, reused, lo, lb, lr, unknown,
-            groups.size() - unknown, crossProcess);
-        List<LeakReport.Section> sections = new ArrayList<>();
-        for (ReportDefinition.Section s : def.sections()) {
-            if (s.what().equals("@history")) {
-                // every snapshot of the store in load order, with the per-category series of the chart
-                QueryResult trend = runner.run(library.get("trend"), Map.of("category", -1L));
-                QueryResult byCategory = runner.run(library.get("trend-categories"), Map.of());
-                String chart = TrendChartSvg.render(trend, byCategory, "Snapshots of the store in load order");
-                sections.add(new LeakReport.Section(s.what(), s.title(), Map.of(), trend, trend.rows().size(), chart));
-                continue;
-            }
-            if (s.what().equals("@micropython-heap")) {
-                if ("micropython".equals(t.vm())) {
-                    sections.add(microPythonHeap(s, t));
-                }
-                continue; // only for MicroPython targets
-            }
-            if (s.figure()) {
-                sections.add(new LeakReport.Section(s.what(), s.title(), Map.of(), null, 0, null));
-                continue;
-            }
-            SavedQuery q = library.get(s.what());
-            Map<String, Object> params = QueryRunner.bind(q, s.bind(q, baseline, target));
-            QueryResult r = runner.run(q, params);
-            int total = r.rows().size();
-            if (total > MAX_ROWS) {
-                r = new QueryResult(r.columns(), List.copyOf(r.rows().subList(0, MAX_ROWS)), true);
-            }
-            sections.add(new LeakReport.Section(s.what(), s.title(), new LinkedHashMap<>(params), r, total, null));
-        }
-        String tool = new HeapLoad.Version().getVersion()[0];
-        return new LeakReport(def.name(), def.title(), Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), tool, b, t,
-            headline, groups, resolved, gateResults, sections, icicleSvg, icicleSvg == null ? icicleNote : null);
-    }
-
-    /**
-     * The {@code @micropython-heap} section of a MicroPython target: the fragmentation figures (as {@code gc_info}
-     * computes them) as rows of one column {@code fragmentation}, and the heap layout picture ({@link HeapLayoutSvg}).
-     * Both need the RAM image, which the store does not keep: they are read again from the target's dump
-     * ({@code source}, a regions.json with its symbols beside it); when it is not at hand the section says so.
-     */
-    static LeakReport.Section microPythonHeap(ReportDefinition.Section s, LeakReport.Snapshot target) {
-        Path source = target.source() == null ? null : Path.of(target.source());
-        String why;
-        if (source == null || !Files.isRegularFile(source)) {
-            why = "the heap layout needs the target's dump (" + target.source() + "), which is not at hand";
-        } else if (!dev.heapload.micropython.MicroPythonFiles.isRegionsJson(source)) {
-            why = "the heap layout needs a regions.json dump; the target came from " + source;
-        } else {
-            try {
-                dev.heapload.micropython.MicroPythonDump dump = dev.heapload.micropython.MicroPythonFiles.read(source, target.id());
-                List<List<Object>> rows = new ArrayList<>();
-                for (String line : MicroPythonCommand.figuresText(dump.heapMap().figures()).split("\n")) {
-                    rows.add(List.of(line));
-                }
-                java.io.StringWriter w = new java.io.StringWriter();
-                HeapLayoutSvg.write(dump.heapMap(), dump.allocations(), "MicroPython heap of " + target.id(), w);
-                String svg = w.toString();
-                svg = svg.startsWith("<?xml") ? svg.substring(svg.indexOf('\n') + 1) : svg;
-                return new LeakReport.Section(s.what(), s.title(), Map.of(),
-                    new QueryResult(List.of("fragmentation"), rows, false), rows.size(), svg);
-            } catch (IOException | RuntimeException e) {
-                why = "the heap layout could not be read from " + source + ": " + e.getMessage();
-            }
-        }
-        return new LeakReport.Section(s.what(), s.title(), Map.of(),
-            new QueryResult(List.of("fragmentation"), List.of(List.of(why)), false), 1, null);
-    }
-
-    private static LeakReport.Snapshot snapshot(QueryLibrary library, SavedQueryRunner runner, String id) throws QueryFailedException, IOException {
-        QueryResult r = runner.run(library.get("snapshot"), Map.of("snapshot", id));
-        if (r.rows().isEmpty()) {
-            throw new QueryFailedException("no snapshot '" + id + "' in the store (heapload snapshots lists them)");
-        }
-        List<String> c = r.columns();
-        List<Object> row = r.rows().get(0);
-        return new LeakReport.Snapshot(id, String.valueOf(row.get(c.indexOf("vm"))), String.valueOf(row.get(c.indexOf("source"))),
-            String.valueOf(row.get(c.indexOf("sha256"))), LeakReport.num(row.get(c.indexOf("objectCount"))),
-            LeakReport.num(row.get(c.indexOf("totalBytes"))));
     }
 }

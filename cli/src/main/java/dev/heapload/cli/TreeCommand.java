@@ -1,30 +1,24 @@
 package dev.heapload.cli;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.IntPredicate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.StreamWriteConstraints;
 
 import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.analysis.SnapshotDiff;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.TreeJson;
+import dev.heapload.report.svg.IcicleSvg;
+import dev.heapload.report.text.TreeText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -102,7 +96,7 @@ final class TreeCommand implements Callable<Integer> {
         bars.end();
         ReachabilityTree.Node root = ReachabilityTree.build(snapshot, counted, mode);
         out.printf(Locale.ROOT, "tree total: %,d bytes in %,d objects%n", root.total(), root.totalCount());
-        printHeaviest(root, out);
+        TreeText.heaviest(root, top, out);
         if (!"-".equals(svg)) {
             try (Writer w = Files.newBufferedWriter(Path.of(svg), StandardCharsets.UTF_8)) {
                 IcicleSvg.write(root, title, w);
@@ -111,80 +105,14 @@ final class TreeCommand implements Callable<Integer> {
         }
         if (json != null) {
             if ("-".equals(json)) {
-                writeJson(root, System.out);
+                TreeJson.write(root, System.out);
             } else {
                 try (OutputStream os = Files.newOutputStream(Path.of(json))) {
-                    writeJson(root, os);
+                    TreeJson.write(root, os);
                 }
                 out.println("json: " + Path.of(json).toAbsolutePath().normalize());
             }
         }
         return 0;
     }
-
-    /** The heaviest nodes by self size, each with its path from the root. */
-    private void printHeaviest(ReachabilityTree.Node root, PrintStream out) {
-        record Entry(ReachabilityTree.Node node, String path) {
-        }
-        List<Entry> all = new ArrayList<>();
-        Deque<Entry> stack = new ArrayDeque<>();
-        stack.push(new Entry(root, ""));
-        while (!stack.isEmpty()) {
-            Entry e = stack.pop();
-            if (e.node.size() > 0) {
-                all.add(e);
-            }
-            for (ReachabilityTree.Node c : e.node.children()) {
-                String p = e.path.length() > 400 ? e.path : e.path + "/" + c.name();
-                stack.push(new Entry(c, p));
-            }
-        }
-        all.sort((a, b) -> Long.compare(b.node.size(), a.node.size()));
-        if (!all.isEmpty()) {
-            out.println("heaviest nodes (self bytes, objects, path):");
-        }
-        for (int i = 0; i < Math.min(top, all.size()); i++) {
-            Entry e = all.get(i);
-            out.printf(Locale.ROOT, "  %,12d %,8d  %s%n", e.node.size(), e.node.count(), SafeText.visible(e.path));
-        }
-    }
-
-    /**
-     * JSON: {@code {"name","size","count","total","totalCount","children":[...]}} nested like the tree,
-     * sizes in bytes. Written with an explicit stack (trees can be tens of thousands of levels deep).
-     */
-    static void writeJson(ReachabilityTree.Node root, OutputStream os) throws IOException {
-        JsonFactory factory = JsonFactory.builder()
-            .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build())
-            .build();
-        try (JsonGenerator g = factory.createGenerator(os, JsonEncoding.UTF8)) {
-            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-            Deque<Object> stack = new ArrayDeque<>();
-            stack.push(root);
-            final Object closeArray = new Object();
-            while (!stack.isEmpty()) {
-                Object item = stack.pop();
-                if (item == closeArray) {
-                    g.writeEndArray();
-                    g.writeEndObject();
-                    continue;
-                }
-                ReachabilityTree.Node n = (ReachabilityTree.Node) item;
-                g.writeStartObject();
-                g.writeStringField("name", n.name());
-                g.writeNumberField("size", n.size());
-                g.writeNumberField("count", n.count());
-                g.writeNumberField("total", n.total());
-                g.writeNumberField("totalCount", n.totalCount());
-                g.writeArrayFieldStart("children");
-                stack.push(closeArray);
-                List<ReachabilityTree.Node> children = n.children();
-                for (int i = children.size() - 1; i >= 0; i--) {
-                    stack.push(children.get(i));
-                }
-            }
-            g.writeRaw('\n');
-        }
-    }
-
 }

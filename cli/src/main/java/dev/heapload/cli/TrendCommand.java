@@ -15,6 +15,8 @@ import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
+import dev.heapload.report.SavedQueryRunner;
+import dev.heapload.report.svg.TrendChartSvg;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
 import dev.heapload.store.StoreInUseException;

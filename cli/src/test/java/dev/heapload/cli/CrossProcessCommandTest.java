@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.heapload.report.LeakReport;
+
 /**
  * The leak answer on a pair from two processes: the bundled event-listeners before.json against after.json with
  * every address moved by {@code 0x10000000000} (a second run). It says so in one line and names the

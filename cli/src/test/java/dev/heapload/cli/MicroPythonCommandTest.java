@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.heapload.micropython.HeapMap;
 import dev.heapload.micropython.MicroPythonDump;
+import dev.heapload.report.svg.HeapLayoutSvg;
 
 /** {@code heapload micropython} and MicroPython dumps through the default load command. */
 class MicroPythonCommandTest {

@@ -50,6 +50,8 @@ class ReportChromiumTest {
             r.svgWidth = svg ? svg.getBoundingClientRect().width : 0;
             r.svgBoxes = svg ? svg.querySelectorAll('g.b').length : 0;
             r.boxNames = svg ? Array.prototype.map.call(svg.querySelectorAll('g.b title'), function (t) { return t.textContent; }) : [];
+            r.scrollWidth = d.documentElement.scrollWidth;
+            r.clientWidth = d.documentElement.clientWidth;
           } catch (e) {
             r.error = String(e);
           }
@@ -84,8 +86,14 @@ class ReportChromiumTest {
     }
 
     Opened open(Path reportDir) throws Exception {
+        return open(reportDir, 1300);
+    }
+
+    /** Opens the report in an iframe {@code width} CSS pixels wide. */
+    Opened open(Path reportDir, int width) throws Exception {
         Path browser = chromium();
-        Files.writeString(reportDir.resolve("harness.html"), HARNESS, StandardCharsets.UTF_8);
+        Files.writeString(reportDir.resolve("harness.html"), HARNESS.replace("width:1300px", "width:" + width + "px"),
+            StandardCharsets.UTF_8);
         Path profile = Files.createDirectories(tmp.resolve("profile-" + System.nanoTime()));
         Path stdout = tmp.resolve("dom.html");
         Path stderr = tmp.resolve("chromium.log");
@@ -158,5 +166,38 @@ class ReportChromiumTest {
         assertEquals(1, r.get("scripts").asInt());
         assertEquals("heapload: Nightly leak report: after vs before", r.get("title").asText());
         assertTrue(r.get("boxNames").toString().contains("<script>alert(1)</script>"), "the icicle box name is text too");
+    }
+
+    /**
+     * The event-listeners report at 1400 and 800 CSS pixels: the page never scrolls sideways (wide tables and figures
+     * scroll or shrink inside their own box). Screenshots of both widths are kept as test artifacts in
+     * {@code target/report-screenshots/} (Chromium's {@code --screenshot}, the top 2,400 pixels).
+     */
+    @Test
+    void theReportFitsAt1400And800PixelsWithoutSidewaysScrolling() throws Exception {
+        Path browser = chromium();
+        Path out = report("event-listeners", "widths");
+        Path shots = Files.createDirectories(Path.of("target", "report-screenshots"));
+        for (int width : new int[] {1400, 800}) {
+            Opened o = open(out, width);
+            JsonNode r = o.result();
+            assertFalse(r.has("error"), r.toString());
+            assertEquals(List.of(), o.console(), "console messages");
+            assertTrue(r.get("clientWidth").asInt() > width - 40, r.toString());
+            assertTrue(r.get("scrollWidth").asInt() <= r.get("clientWidth").asInt(),
+                "no horizontal page scroll at " + width + " px: " + r.get("scrollWidth") + " > " + r.get("clientWidth"));
+            Path png = shots.resolve("event-listeners-" + width + ".png").toAbsolutePath();
+            Path profile = Files.createDirectories(tmp.resolve("shot-profile-" + width));
+            Process p = new ProcessBuilder(browser.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                "--user-data-dir=" + profile, "--window-size=" + width + ",2400", "--screenshot=" + png,
+                out.resolve("report.html").toUri().toString())
+                .redirectErrorStream(true).redirectOutput(tmp.resolve("shot-" + width + ".log").toFile()).start();
+            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("chromium did not take the screenshot in 180 s");
+            }
+            assertTrue(Files.size(png) > 10_000, "screenshot " + png + " written");
+        }
     }
 }

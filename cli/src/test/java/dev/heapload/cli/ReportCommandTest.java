@@ -31,6 +31,10 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 
+import dev.heapload.report.KnownLeaks;
+import dev.heapload.report.LeakFingerprint;
+import dev.heapload.report.ReportJson;
+
 /**
  * {@code heapload report} in-process on the bundled event-listeners pair (3 leak groups: the 16 widgets held by
  * {@code EventBus.ThemeChanged.handlers}, 152 objects, 19,608 bytes; the 16 {@code Widget.debugInfo} values; the 16

@@ -99,7 +99,8 @@ public final class MicroPythonFiles {
 
     /**
      * Reads a regions.json dump with the symbols found by {@link #findSymbols} and the stack pointer of
-     * {@link #stackPointerBeside}, if any.
+     * {@link #stackPointerBeside}, if any. The snapshot's source is the file's absolute path: a report made later
+     * from another directory reads the memory images again from there.
      */
     public static MicroPythonDump read(Path regionsJson, String snapshotId) throws IOException {
         FirmwareSymbols symbols = FirmwareSymbols.read(findSymbols(regionsJson));
@@ -107,6 +108,6 @@ public final class MicroPythonFiles {
         MicroPythonReader.Options options = sp < 0 ? MicroPythonReader.Options.DEFAULT
             : new MicroPythonReader.Options(0, 0, sp, null, null);
         return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols, options, snapshotId,
-            regionsJson.toString());
+            regionsJson.toAbsolutePath().normalize().toString());
     }
 }

@@ -3,11 +3,15 @@ package dev.heapload.queries;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.QuoteMode;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -20,8 +24,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
  *   <li>table: a header row, a rule, then the rows; numbers right-aligned; a list value puts one element per
  *       line inside its cell; {@code null} is empty; strings in their {@link SafeText#visible} form (no control or
  *       bidi character reaches the terminal).</li>
- *   <li>csv: header row, then rows; CRLF-free ({@code \n}), fields quoted when they hold a comma, quote or line
- *       break; a list value is its elements joined by {@code \n}; {@code null} is empty. String cells are made safe
+ *   <li>csv (written by Apache Commons CSV): header row, then rows; CRLF-free ({@code \n}), fields quoted when
+ *       they hold a comma, quote or line break ({@link SafeText#csvNeedsQuotes}); a list value is its elements
+ *       joined by {@code \n}; {@code null} is empty. String cells are made safe
  *       by {@link SafeText#csvCell} (control characters visible; a cell starting with {@code = + - @} gets a leading
  *       {@code '} and is quoted) unless written raw ({@code --csv-raw}); numbers and booleans are written as they
  *       are.</li>
@@ -48,6 +53,13 @@ public final class ResultWriter {
             }
         }
     }
+
+    /** A cell written as it is (it holds no comma, quote or line break), rows ended by LF. */
+    private static final CSVFormat CSV_PLAIN = CSVFormat.RFC4180.builder().setQuote(null).setRecordSeparator("\n").get();
+
+    /** A cell in double quotes, inner quotes doubled (RFC 4180). */
+    private static final CSVFormat CSV_QUOTED = CSVFormat.RFC4180.builder().setQuoteMode(QuoteMode.ALL)
+        .setRecordSeparator("\n").get();
 
     private ResultWriter() {
     }
@@ -93,22 +105,20 @@ public final class ResultWriter {
     }
 
     private static void appendCsvRow(StringBuilder b, List<?> row, boolean raw) {
-        for (int i = 0; i < row.size(); i++) {
-            if (i > 0) {
-                b.append(',');
+        try {
+            for (int i = 0; i < row.size(); i++) {
+                Object v = row.get(i);
+                String f = text(v, "\n", raw);
+                if (!raw && v != null && !(v instanceof Number || v instanceof Boolean)) {
+                    f = SafeText.formulaSafe(f);
+                }
+                // the quoting decision is SafeText's (RFC 4180 plus OWASP's rule); Commons CSV writes the cell
+                (SafeText.csvNeedsQuotes(f) ? CSV_QUOTED : CSV_PLAIN).print(f, b, i == 0);
             }
-            Object v = row.get(i);
-            String f = text(v, "\n", raw);
-            if (!raw && v != null && !(v instanceof Number || v instanceof Boolean)) {
-                f = SafeText.formulaSafe(f);
-            }
-            if (SafeText.csvNeedsQuotes(f)) {
-                b.append('"').append(f.replace("\"", "\"\"")).append('"');
-            } else {
-                b.append(f);
-            }
+            CSV_PLAIN.println(b);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringBuilder does not throw
         }
-        b.append('\n');
     }
 
     private static void writeCsv(QueryResult result, boolean raw, OutputStream out) throws IOException {

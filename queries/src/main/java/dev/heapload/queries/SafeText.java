@@ -127,12 +127,32 @@ public final class SafeText {
      * @param s any string; {@code null} gives {@code ""}
      */
     public static String xml(String s, boolean keepLineBreaks) {
+        return markup(s, keepLineBreaks, true);
+    }
+
+    /**
+     * {@code s} for an XML writer that escapes {@code & < > "} itself (StAX's {@code XMLStreamWriter}): the same
+     * visible form as {@link #xml} (control, bidi and separator characters visible; TAB, LF, CR kept when
+     * {@code keepLineBreaks}; U+FFFE and U+FFFF replaced) but without entities, so that the text is legal XML 1.0
+     * character data once the writer has escaped it.
+     *
+     * @param s any string; {@code null} gives {@code ""}
+     */
+    public static String xmlText(String s, boolean keepLineBreaks) {
+        return markup(s, keepLineBreaks, false);
+    }
+
+    private static String markup(String s, boolean keepLineBreaks, boolean entities) {
         if (s == null) {
             return "";
         }
         StringBuilder b = new StringBuilder(s.length() + 16);
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
+            if (!entities && (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')) {
+                b.append(c);
+                continue;
+            }
             switch (c) {
                 case '&' -> b.append("&amp;");
                 case '<' -> b.append("&lt;");

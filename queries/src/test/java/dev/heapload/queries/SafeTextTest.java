@@ -52,6 +52,12 @@ class SafeTextTest {
             ResultWriter.csv(r));
         assertEquals("name,delta,path\n=cmd(),-123,\"@SUM(1)\nx\u001b[2Jy\"\n\"a\rb\u202e\",5,\n",
             ResultWriter.csv(r, true));
+        // a CSV reader (Commons CSV, RFC 4180) reads back the safe cell texts, line breaks inside cells included
+        List<org.apache.commons.csv.CSVRecord> back = org.apache.commons.csv.CSVFormat.RFC4180.parse(
+            new java.io.StringReader(ResultWriter.csv(r))).getRecords();
+        assertEquals(List.of("name", "delta", "path"), back.get(0).toList());
+        assertEquals(List.of("'=cmd()", "-123", "'@SUM(1)\nx\\x1b[2Jy"), back.get(1).toList());
+        assertEquals(List.of("a\\rb\\u202e", "5", ""), back.get(2).toList());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ResultWriter.write(r, ResultWriter.Format.TABLE, out);
         assertEquals("""

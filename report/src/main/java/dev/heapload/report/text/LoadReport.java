@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report.text;
 
 import java.io.PrintStream;
 import java.util.Locale;
@@ -15,12 +15,12 @@ import dev.heapload.queries.SafeText;
  * from the in-memory model (the same numbers were written to Neo4j). Every string from the dump (id, source, type,
  * category and root names, warnings) is printed in its {@link SafeText#visible} form.
  */
-final class LoadReport {
+public final class LoadReport {
 
     private LoadReport() {
     }
 
-    static void print(HeapSnapshot s, PrintStream out) {
+    public static void print(HeapSnapshot s, PrintStream out) {
         int n = s.objectCount();
         int types = s.typeNames().size();
         long[] typeCount = new long[types];

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,12 +23,12 @@ import java.util.regex.Pattern;
  *       {@code EventBus}. A pattern must match the whole path.</li>
  * </ul>
  */
-final class KnownLeaks {
+public final class KnownLeaks {
 
     private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-fA-F]{" + LeakFingerprint.LENGTH + "}");
 
     /** One entry, with its text as written (what reports show as the reason a group is known). */
-    record Entry(String text, String fingerprint, List<String> pattern) {
+    public record Entry(String text, String fingerprint, List<String> pattern) {
     }
 
     private final List<Entry> entries;
@@ -38,7 +38,7 @@ final class KnownLeaks {
     }
 
     /** No known leaks. */
-    static KnownLeaks none() {
+    public static KnownLeaks none() {
         return new KnownLeaks(List.of());
     }
 
@@ -48,7 +48,7 @@ final class KnownLeaks {
      * @throws IOException when it cannot be read, or (one line naming file and line) an entry is empty after
      *                     comments are removed or has an empty segment
      */
-    static KnownLeaks read(Path file) throws IOException {
+    public static KnownLeaks read(Path file) throws IOException {
         List<Entry> entries = new ArrayList<>();
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         for (int i = 0; i < lines.size(); i++) {
@@ -76,7 +76,7 @@ final class KnownLeaks {
     }
 
     /** The entries, in file order. */
-    List<Entry> entries() {
+    public List<Entry> entries() {
         return entries;
     }
 
@@ -86,7 +86,7 @@ final class KnownLeaks {
      * @param fingerprint the group's fingerprint
      * @param segments    the group's path segments ({@link LeakFingerprint#segments})
      */
-    Entry match(String fingerprint, List<String> segments) {
+    public Entry match(String fingerprint, List<String> segments) {
         for (Entry e : entries) {
             if (e.fingerprint != null ? e.fingerprint.equals(fingerprint) : matches(e.pattern, 0, segments, 0)) {
                 return e;
@@ -115,7 +115,7 @@ final class KnownLeaks {
     }
 
     /** {@code *} in {@code glob} matches any characters; everything else matches itself. */
-    static boolean glob(String glob, String text) {
+    public static boolean glob(String glob, String text) {
         String[] parts = glob.split("\\*", -1);
         StringBuilder regex = new StringBuilder();
         for (int i = 0; i < parts.length; i++) {

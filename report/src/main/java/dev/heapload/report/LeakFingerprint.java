@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -19,10 +19,10 @@ import java.util.regex.Pattern;
  * fingerprint is the first 16 hex digits (64 bits) of the SHA-256 of {@code "heapload-leak-v1\n" + headType + "\n" +
  * line1 + "\n" + line2 ...} after normalisation. Two groups whose paths differ only in digits get the same fingerprint.
  */
-final class LeakFingerprint {
+public final class LeakFingerprint {
 
     /** Length of a fingerprint in hex digits. */
-    static final int LENGTH = 16;
+    public static final int LENGTH = 16;
 
     private static final Pattern HEX = Pattern.compile("0[xX][0-9A-Fa-f]+");
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
@@ -31,7 +31,7 @@ final class LeakFingerprint {
     }
 
     /** One path line (or type) with addresses and counters replaced as the class comment says. */
-    static String normalize(String line) {
+    public static String normalize(String line) {
         String s = HEX.matcher(line).replaceAll("0x#");
         return DIGITS.matcher(s).replaceAll("#");
     }
@@ -43,7 +43,7 @@ final class LeakFingerprint {
      * @param path     the retention path, one line per hop from the root
      * @return 16 lowercase hex digits
      */
-    static String of(String headType, List<String> path) {
+    public static String of(String headType, List<String> path) {
         StringBuilder text = new StringBuilder("heapload-leak-v1\n").append(normalize(headType));
         for (String line : path) {
             text.append('\n').append(normalize(line));
@@ -60,7 +60,7 @@ final class LeakFingerprint {
      * The names along a retention path, one per hop: the root's name for the first line ({@code root NAME (TYPE)}),
      * the reference's name for the others ({@code NAME in TYPE}); what known-leak patterns are matched against.
      */
-    static List<String> segments(List<String> path) {
+    public static List<String> segments(List<String> path) {
         List<String> out = new ArrayList<>(path.size());
         for (String line : path) {
             if (line.startsWith("root ") && line.endsWith(")") && line.lastIndexOf(" (") > 4) {

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.util.List;
 import java.util.Locale;
@@ -12,19 +12,22 @@ import dev.heapload.queries.SafeText;
  * longer than any run of backticks inside; either way control and bidi characters are shown escaped
  * ({@link SafeText#visible}: {@code \x1b}, <code>&#92;u202e</code>, {@code \\}).
  */
-final class ReportMarkdown {
+public final class ReportMarkdown {
 
     private ReportMarkdown() {
     }
 
     /** The Markdown text. */
-    static String render(LeakReport r) {
+    public static String render(LeakReport r) {
         StringBuilder b = new StringBuilder();
         LeakReport.Headline hl = r.headline();
         b.append("## ").append(text(r.title())).append(": ").append(text(r.target().id())).append(" vs ")
             .append(text(r.baseline().id())).append("\n\n");
         if (r.gates().isEmpty()) {
-            b.append("No gates given.\n\n");
+            // no gate decides: listed leak groups are a warning, never a pass
+            int n = hl.leakGroups();
+            b.append(n > 0 ? String.format(Locale.ROOT, "**WARNING**: %,d leak group(s) to review", n) : "No leak groups")
+                .append(String.format(Locale.ROOT, " (%,d known); no gates given (--fail-on).%n%n", hl.knownLeakGroups()));
         } else {
             b.append(r.passed() ? "**PASSED**" : "**FAILED**").append("\n\n");
             for (LeakReport.GateResult g : r.gates()) {
@@ -73,12 +76,12 @@ final class ReportMarkdown {
     }
 
     /** Text with Markdown's and HTML's special characters escaped (table pipes too), on one line ({@link SafeText#markdown}). */
-    static String text(String s) {
+    public static String text(String s) {
         return SafeText.markdown(s);
     }
 
     /** Inline code: escaped text in an HTML {@code <code>} element (backticks cannot break out of it). */
-    static String code(String s) {
+    public static String code(String s) {
         return "<code>" + SafeText.xml(SafeText.visible(s), false).replace("|", "&#124;") + "</code>";
     }
 
@@ -86,7 +89,7 @@ final class ReportMarkdown {
      * A fenced code block whose fence is longer than the longest run of backticks in {@code s}; {@code s} is lines
      * already in their {@link SafeText#visible} form, joined by LF.
      */
-    static String block(String s) {
+    public static String block(String s) {
         int longest = 0;
         int run = 0;
         for (char c : s.toCharArray()) {

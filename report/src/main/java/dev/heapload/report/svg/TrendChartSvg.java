@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report.svg;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,7 +28,7 @@ import dev.heapload.queries.QueryResult;
 public final class TrendChartSvg {
 
     /** Width of the whole chart, in pixels. */
-    static final int WIDTH = 900;
+    public static final int WIDTH = 900;
     private static final int LEFT = 80;
     private static final int PLOT_WIDTH = 580;
     private static final int LEGEND_X = LEFT + PLOT_WIDTH + 30;
@@ -37,7 +37,7 @@ public final class TrendChartSvg {
     private static final int PANEL_GAP = 40;
     private static final int OBJECTS_HEIGHT = 120;
     /** Categories drawn as lines of their own; the rest are summed into "other". */
-    static final int TOP_CATEGORIES = 5;
+    public static final int TOP_CATEGORIES = 5;
     /** At most this many x-axis labels; with more snapshots every k-th is labelled. */
     private static final int MAX_LABELS = 25;
     private static final int MAX_LABEL_CHARS = 20;
@@ -355,7 +355,7 @@ public final class TrendChartSvg {
      * @param unit     bytes (or objects) per display unit: 1, 1024, 1024²…
      * @param unitName {@code B}, {@code KiB}, … for bytes; empty for counts
      */
-    record Scale(double unit, String unitName, double step, int ticks) {
+    public record Scale(double unit, String unitName, double step, int ticks) {
 
         static Scale of(long max, boolean bytes) {
             double unit = 1;
@@ -484,7 +484,7 @@ public final class TrendChartSvg {
     }
 
     /** Bytes with a binary unit: {@code 512 B}, {@code 65.2 KiB}, {@code 2.31 MiB}. */
-    static String bytes(long v) {
+    public static String bytes(long v) {
         long a = Math.abs(v);
         if (a < 1024) {
             return v + " B";

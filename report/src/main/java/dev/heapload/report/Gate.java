@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * @param operator   the operator
  * @param limit      the number, in bytes for the byte metrics
  */
-record Gate(String expression, String metric, String operator, long limit) {
+public record Gate(String expression, String metric, String operator, long limit) {
 
     private static final Pattern SYNTAX = Pattern.compile(
         "\\s*(new-retained-bytes|new-bytes|new-objects|leak-groups)\\s*(>=|<=|==|>|<)\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
@@ -28,7 +28,7 @@ record Gate(String expression, String metric, String operator, long limit) {
      * @throws IllegalArgumentException (one line) when it is not {@code METRIC OP NUMBER[UNIT]} with a known metric,
      *                                  operator and unit
      */
-    static Gate parse(String expression) {
+    public static Gate parse(String expression) {
         Matcher m = SYNTAX.matcher(expression);
         if (!m.matches()) {
             throw new IllegalArgumentException("--fail-on '" + expression + "': expected METRIC OP NUMBER[UNIT] with METRIC "
@@ -59,7 +59,7 @@ record Gate(String expression, String metric, String operator, long limit) {
     }
 
     /** True when {@code actual OPERATOR limit} holds, i.e. the gate fails. */
-    boolean fails(long actual) {
+    public boolean fails(long actual) {
         return switch (operator) {
             case ">" -> actual > limit;
             case ">=" -> actual >= limit;
@@ -77,7 +77,7 @@ record Gate(String expression, String metric, String operator, long limit) {
      * @param newBytes      their shallow bytes
      * @param retainedBytes their heads' retained bytes
      */
-    long measure(long groups, long objects, long newBytes, long retainedBytes) {
+    public long measure(long groups, long objects, long newBytes, long retainedBytes) {
         return switch (metric) {
             case "leak-groups" -> groups;
             case "new-objects" -> objects;
@@ -87,7 +87,7 @@ record Gate(String expression, String metric, String operator, long limit) {
     }
 
     /** {@code "3 > 0"}: the measured value, the operator and the limit, for messages. */
-    String describe(long actual) {
+    public String describe(long actual) {
         return String.format(Locale.ROOT, "%s = %,d %s %,d", metric, actual, operator, limit);
     }
 }

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report.svg;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -19,12 +19,12 @@ import dev.heapload.micropython.MicroPythonDump;
  * hover text (native SVG tooltip) gives address, type, size in blocks and bytes, and label. Self-contained,
  * no scripts; every string is XML-escaped ({@link IcicleSvg#escape}) because labels come from heap strings.
  */
-final class HeapLayoutSvg {
+public final class HeapLayoutSvg {
 
-    static final int PER_ROW = 128;
-    static final int CELL = 6;
-    static final int MARGIN = 10;
-    static final int HEADER = 20;
+    public static final int PER_ROW = 128;
+    public static final int CELL = 6;
+    public static final int MARGIN = 10;
+    public static final int HEADER = 20;
 
     private HeapLayoutSvg() {
     }
@@ -44,7 +44,7 @@ final class HeapLayoutSvg {
         Map.entry("qstr_pool", "#d35400"), Map.entry("qstr_chunk", "#f0a070"),
         Map.entry("h", "#c0a080"), Map.entry("raw", "#a0a0a0"), Map.entry("m", "#000000"));
 
-    static String color(String kind) {
+    public static String color(String kind) {
         String c = COLORS.get(kind);
         if (c != null) {
             return c;
@@ -61,7 +61,7 @@ final class HeapLayoutSvg {
      * @param allocations the allocations of a RAM dump (types, labels), or {@code null} for a printed map
      * @param title       heading (escaped here)
      */
-    static void write(HeapMap map, List<MicroPythonDump.Allocation> allocations, String title, Writer out)
+    public static void write(HeapMap map, List<MicroPythonDump.Allocation> allocations, String title, Writer out)
         throws IOException {
         Map<Long, MicroPythonDump.Allocation> byKey = new HashMap<>();
         if (allocations != null) {

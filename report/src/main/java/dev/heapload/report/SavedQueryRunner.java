@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -17,7 +17,7 @@ import dev.heapload.store.RemoteGraphStore;
  * ({@code RemoteQueryRunner}): what the report and trend commands need, whichever store they read.
  */
 @FunctionalInterface
-interface SavedQueryRunner {
+public interface SavedQueryRunner {
     /**
      * @throws QueryFailedException when the query fails or times out (one line)
      * @throws IOException          when the store cannot be read

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report.svg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

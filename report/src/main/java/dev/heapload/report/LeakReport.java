@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.heapload.queries.QueryResult;
+import dev.heapload.report.svg.TrendChartSvg;
 
 /**
  * The data of one {@code heapload report}: what every output format ({@link ReportJson}, {@link ReportHtml},
@@ -28,15 +29,15 @@ import dev.heapload.queries.QueryResult;
  * @param icicleSvg       the icicle graph of the new objects as an SVG element without XML prolog, or {@code null}
  * @param icicleNote      why there is no icicle graph, or {@code null}
  */
-record LeakReport(String reportName, String title, String generatedAt, String tool, Snapshot baseline, Snapshot target,
+public record LeakReport(String reportName, String title, String generatedAt, String tool, Snapshot baseline, Snapshot target,
                   Headline headline, List<Group> groups, List<Resolved> resolved, List<GateResult> gates,
                   List<Section> sections, String icicleSvg, String icicleNote) {
 
     /** Version of the JSON document's schema ({@code report.schema.json}); bumped on incompatible changes. */
-    static final int SCHEMA_VERSION = 1;
+    public static final int SCHEMA_VERSION = 1;
 
     /** A snapshot's facts (saved query {@code snapshot}). */
-    record Snapshot(String id, String vm, String source, String sha256, long objects, long totalBytes) {
+    public record Snapshot(String id, String vm, String source, String sha256, long objects, long totalBytes) {
     }
 
     /**
@@ -54,11 +55,11 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param crossProcess      the pair looked like two processes (almost no address shared, no root): new objects
      *                          were decided by retention path, type and category ({@code SnapshotComparison})
      */
-    record Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
+    public record Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
                     long newRetainedBytes, int leakGroups, int knownLeakGroups, boolean crossProcess) {
 
         /** The one line the reports show for a cross-process pair. */
-        static final String CROSS_PROCESS = "Cross-process pair: the snapshots share almost no addresses and no root "
+        public static final String CROSS_PROCESS = "Cross-process pair: the snapshots share almost no addresses and no root "
             + "(two runs?); new objects are counted per retention path, type and memory category.";
     }
 
@@ -78,21 +79,21 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param status        {@code new} or {@code persisting} with {@code --previous}, else {@code null}
      * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
      */
-    record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
+    public record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
                  String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
 
-        boolean known() {
+        public boolean known() {
             return knownBy != null;
         }
     }
 
     /** A group of the previous report that this one does not have. */
-    record Resolved(String fingerprint, String name, String headType, List<String> path, long objects, long newBytes,
+    public record Resolved(String fingerprint, String name, String headType, List<String> path, long objects, long newBytes,
                     long retainedBytes) {
     }
 
     /** A gate with the measured value. */
-    record GateResult(String expression, String metric, String operator, long limit, long actual, boolean failed) {
+    public record GateResult(String expression, String metric, String operator, long limit, long actual, boolean failed) {
     }
 
     /**
@@ -106,22 +107,22 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param totalRows  rows the query returned before the cap
      * @param svg        {@code @history} only: the trend chart ({@link TrendChartSvg}) as an SVG element; else null
      */
-    record Section(String what, String title, Map<String, Object> parameters, QueryResult result, int totalRows,
+    public record Section(String what, String title, Map<String, Object> parameters, QueryResult result, int totalRows,
                    String svg) {
     }
 
     /** True when no gate failed. */
-    boolean passed() {
+    public boolean passed() {
         return gates.stream().noneMatch(GateResult::failed);
     }
 
     /** Groups that are not known leaks. */
-    List<Group> unknownGroups() {
+    public List<Group> unknownGroups() {
         return groups.stream().filter(g -> !g.known()).toList();
     }
 
     /** Groups that are known leaks. */
-    List<Group> knownGroups() {
+    public List<Group> knownGroups() {
         return groups.stream().filter(Group::known).toList();
     }
 
@@ -136,7 +137,7 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param gateResults        filled with one result per gate
      * @return the groups in rank order
      */
-    static List<Group> groups(QueryResult rows, KnownLeaks known, Set<String> previousPrints, List<Gate> gates,
+    public static List<Group> groups(QueryResult rows, KnownLeaks known, Set<String> previousPrints, List<Gate> gates,
                               List<GateResult> gateResults) {
         List<String> c = rows.columns();
         record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
@@ -195,13 +196,13 @@ record LeakReport(String reportName, String title, String generatedAt, String to
     }
 
     /** Fingerprints of a list of groups. */
-    static Set<String> fingerprints(List<Group> groups) {
+    public static Set<String> fingerprints(List<Group> groups) {
         Set<String> s = new HashSet<>();
         groups.forEach(g -> s.add(g.fingerprint()));
         return s;
     }
 
-    static long num(Object o) {
+    public static long num(Object o) {
         return o instanceof Number x ? x.longValue() : 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.report;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,10 +20,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  * {@code schemaVersion} {@value LeakReport#SCHEMA_VERSION}. Also reads the leak groups of a previous report for
  * {@code --previous}.
  */
-final class ReportJson {
+public final class ReportJson {
 
     /** Classpath location of the JSON Schema. */
-    static final String SCHEMA_RESOURCE = "dev/heapload/cli/report.schema.json";
+    public static final String SCHEMA_RESOURCE = "dev/heapload/report/report.schema.json";
 
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -31,12 +31,12 @@ final class ReportJson {
     }
 
     /** Writes the report as JSON (UTF-8). */
-    static void write(LeakReport r, OutputStream out) throws IOException {
+    public static void write(LeakReport r, OutputStream out) throws IOException {
         MAPPER.writeValue(out, tree(r));
     }
 
     /** The report as maps and lists in schema order. */
-    static Map<String, Object> tree(LeakReport r) {
+    public static Map<String, Object> tree(LeakReport r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("schemaVersion", LeakReport.SCHEMA_VERSION);
         m.put("report", r.reportName());
@@ -144,7 +144,7 @@ final class ReportJson {
      * @throws IOException (one line naming the file) when it cannot be read, is not JSON, or is not a heapload report
      *                     of schema version {@value LeakReport#SCHEMA_VERSION}
      */
-    static List<LeakReport.Resolved> previousGroups(Path file) throws IOException {
+    public static List<LeakReport.Resolved> previousGroups(Path file) throws IOException {
         JsonNode root;
         try {
             root = MAPPER.readTree(file.toFile());
