@@ -72,6 +72,15 @@ public final class DumpReaders {
      * @throws DumpFormatException also for an unknown format name
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format) throws IOException {
+        return read(file, snapshotId, progress, format, false);
+    }
+
+    /**
+     * As {@link #read(Path, String, Progress, String)}, keeping the references to addresses with no record one by
+     * one when {@code keepDangling} ({@code --keep-dangling}: the store writes them as {@code Missing} nodes).
+     */
+    public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format, boolean keepDangling)
+        throws IOException {
         if (!Files.exists(file)) {
             throw new DumpFormatException(file.toString(), -1, "no such file");
         }
@@ -92,9 +101,9 @@ public final class DumpReaders {
         }
         String f = format != null ? format : detect(file);
         return switch (f) {
-            case "luau" -> new LuauDumpReader().read(file, id, progress);
-            case "lua" -> new LuaHeapDumpReader().read(file, id, progress);
-            case "lua-snapshot" -> new LuaSnapshotRawReader().read(file, id, progress);
+            case "luau" -> new LuauDumpReader().keepDangling(keepDangling).read(file, id, progress);
+            case "lua" -> new LuaHeapDumpReader().keepDangling(keepDangling).read(file, id, progress);
+            case "lua-snapshot" -> new LuaSnapshotRawReader().keepDangling(keepDangling).read(file, id, progress);
             case "micropython" -> throw new DumpFormatException(file.toString(), -1, "not a MicroPython regions.json "
                 + "(for a RAM image with symbols use: heapload micropython --ram FILE --ram-base ADDR --symbols FILE)");
             default -> throw new DumpFormatException(file.toString(), -1, "unknown format " + f + " (known: " + FORMATS + ")");

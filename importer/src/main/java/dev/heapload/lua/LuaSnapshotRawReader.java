@@ -74,6 +74,19 @@ public final class LuaSnapshotRawReader {
     public LuaSnapshotRawReader() {
     }
 
+    private boolean keepDangling;
+
+    /**
+     * Keeps the references to addresses with no record one by one (the store writes them as {@code Missing} nodes)
+     * instead of only counting them ({@link dev.heapload.model.HeapSnapshot#danglingReferences()}).
+     *
+     * @return this reader
+     */
+    public LuaSnapshotRawReader keepDangling(boolean keep) {
+        this.keepDangling = keep;
+        return this;
+    }
+
     /** One record: address and text. */
     private record Entry(String address, String text, long offset) {
     }
@@ -320,7 +333,7 @@ public final class LuaSnapshotRawReader {
     }
 
     private HeapSnapshot build(String name, String snapshotId, String sha, List<Entry> entries) throws DumpFormatException {
-        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder().keepDangling(keepDangling);
         int kValue = b.kind("value");
         int kKey = b.kind("key");
         int kMeta = b.kind("metatable");

@@ -77,13 +77,14 @@ public final class HeapSnapshot {
     private final int[] referenceNames;
 
     private final List<GcRoot> roots;
+    private final DanglingReferences dangling;
     private Object analysis;
 
     HeapSnapshot(SnapshotInfo info, String[] typeNames, String[] referenceKinds, String[] names,
                  long[] addresses, AddressFormat addressFormat, String[] opaqueAddresses,
                  long[] sizes, byte[] types, short[] categories, String[] labels,
                  int[] firstReference, int[] targets, byte[] kinds, byte[] flags, int[] referenceNames,
-                 List<GcRoot> roots) {
+                 List<GcRoot> roots, DanglingReferences dangling) {
         this.info = info;
         this.typeNames = typeNames;
         this.referenceKinds = referenceKinds;
@@ -101,6 +102,15 @@ public final class HeapSnapshot {
         this.flags = flags;
         this.referenceNames = referenceNames;
         this.roots = List.copyOf(roots);
+        this.dangling = dangling == null ? DanglingReferences.NONE : dangling;
+    }
+
+    /**
+     * The dump's references whose other end has no object record, counted per reason (and listed when the reader
+     * kept them): they are not among {@link #referenceCount()}; {@link DanglingReferences#NONE} when there are none.
+     */
+    public DanglingReferences danglingReferences() {
+        return dangling;
     }
 
     /** Snapshot metadata: id, VM, source file, checksum, VM-reported totals, memory categories, warnings. */

@@ -66,6 +66,13 @@ public final class GraphSchema {
     public static final String SNAPSHOT = "Snapshot";
     public static final String OBJECT = "Object";
     public static final String CATEGORY = "Category";
+    /**
+     * An address the dump refers to but has no object record for ({@code --keep-dangling}): properties {@code snapshot},
+     * {@code address} (as the dump spelled it), {@code reason} ({@link dev.heapload.model.DanglingReferences.Reason#text});
+     * its references are REF / WEAK_REF with {@code kind} and {@code name} as in the dump, so a snapshot's reference
+     * relationships number as many as the dump's references.
+     */
+    public static final String MISSING = "Missing";
 
     public static final String REF = "REF";
     public static final String WEAK_REF = "WEAK_REF";
