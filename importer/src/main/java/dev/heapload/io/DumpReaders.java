@@ -45,8 +45,9 @@ public final class DumpReaders {
      * Which format a file is, from its first 4 KiB (decompressed when gzip):
      * <ul>
      *   <li>{@code lua}: a JSON object with {@code "format":"lua-heap-snapshot"} (heapload's Lua dumper);</li>
-     *   <li>{@code lua-snapshot}: a Lua literal {@code return {…}}, or a JSON object whose first member is
-     *       {@code "0x…"} with a string value (lua-snapshot's raw table);</li>
+     *   <li>{@code lua-snapshot}: a Lua literal {@code return {…}}, or a JSON object whose first member is an address
+     *       ({@code "0x…"}, or MSVC's bare 8 or 16 upper-case hex digits) with a string value (lua-snapshot's raw
+     *       table);</li>
      *   <li>{@code luau}: anything else (Luau's {@code luaC_dump}; its reader reports what is wrong).</li>
      * </ul>
      *
@@ -59,7 +60,7 @@ public final class DumpReaders {
             return "lua";
         }
         if (trimmed.startsWith("return")
-            || java.util.regex.Pattern.compile("^\\{\\s*\"0x[0-9a-fA-F]+\"\\s*:\\s*\"").matcher(trimmed).find()) {
+            || java.util.regex.Pattern.compile("^\\{\\s*\"(0x[0-9a-fA-F]+|[0-9A-F]{8}|[0-9A-F]{16})\"\\s*:\\s*\"").matcher(trimmed).find()) {
             return "lua-snapshot";
         }
         return "luau";
