@@ -17,9 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * allocations between free runs of a generated printed map; {@code --svg} with two maps draws both; a {@code --ram} file
  * holding two snapshots and a partial one is said in one line and {@code --index} picks one.
  *
- * <p>The generated map, 40 blocks of 8 bytes (a one-line map: the printed offsets cannot tell a larger block size): {@code h.h..h=..h...S==....h.......h=.T.hL.....}. Free runs: 1, 2, 2,
- * 3, 4, 7, 1, 1, 5 blocks (9 runs, 26 blocks = 208 bytes, the longest 7): fragmentation 1 - 7/26 = 0.73; by length
- * 1: 3, 2-3: 3, 4-7: 3; 1-block allocations with a free block on both sides: at blocks 2, 9, 20 and 31 (4).
+ * <p>The generated map, 16-byte blocks (the second line's offset 0x400 = 64 blocks): a 64-block allocation, then
+ * {@code h.h..h=..h...S==....h.......h=.T.hL.....}. Free runs: 1, 2, 2,
+ * 3, 4, 7, 1, 1, 5 blocks (9 runs, 26 blocks = 416 bytes, the longest 7): fragmentation 1 - 7/26 = 0.73; by length
+ * 1: 3, 2-3: 3, 4-7: 3; 1-block allocations with a free block on both sides: at blocks 66, 73, 84 and 95 (4).
  */
 class MicroPythonFragmentationCommandTest {
 
@@ -29,10 +30,11 @@ class MicroPythonFragmentationCommandTest {
     static final String MAP = "h.h..h=..h...S==....h.......h=.T.hL.....";
 
     static String printed(String map) {
-        return "GC: total: 320, used: 112, free: 208\n"
-            + " No. of 1-blocks: 7, 2-blocks: 2, max blk sz: 3, max free sz: 7\n"
+        return "GC: total: 1664, used: 1248, free: 416\n"
+            + " No. of 1-blocks: 7, 2-blocks: 2, max blk sz: 64, max free sz: 7\n"
             + "GC memory layout; from 27c10:\n"
-            + "00000: " + map + "\n";
+            + "00000: h" + "=".repeat(63) + "\n"
+            + "00400: " + map + "\n";
     }
 
     @Test
@@ -41,7 +43,7 @@ class MicroPythonFragmentationCommandTest {
         Files.writeString(file, printed(MAP), StandardCharsets.UTF_8);
         var r = HeapLoadCommandTest.run("micropython", "--printed-map", file.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("\n  fragmentation 0.73 (1 - largest free run 7 / 26 free blocks, 208 bytes); 1-block "
+        assertTrue(r.out().contains("\n  fragmentation 0.73 (1 - largest free run 7 / 26 free blocks, 416 bytes); 1-block "
             + "allocations between free runs: 4\n  free runs by length in blocks: 1: 3, 2-3: 3, 4-7: 3 (9 runs)\n"), r.out());
         assertTrue(r.out().contains("the printed GC: header agrees with the map"), r.out());
     }
@@ -51,7 +53,7 @@ class MicroPythonFragmentationCommandTest {
         Path a = tmp.resolve("a.txt");
         Path b = tmp.resolve("b.txt");
         Files.writeString(a, printed(MAP), StandardCharsets.UTF_8);
-        Files.writeString(b, printed(MAP.replace("h.......h", "hhhh....h")).replace("used: 112, free: 208", "used: 136, free: 184")
+        Files.writeString(b, printed(MAP.replace("h.......h", "hhhh....h")).replace("used: 1248, free: 416", "used: 1296, free: 368")
             .replace("1-blocks: 7,", "1-blocks: 10,").replace("max free sz: 7", "max free sz: 5"), StandardCharsets.UTF_8);
         Path svg = tmp.resolve("two.svg");
         var r = HeapLoadCommandTest.run("micropython", "--printed-map", a.toString(), "--printed-map", b.toString(),
