@@ -78,6 +78,19 @@ public final class HeapLoad implements Callable<Integer> {
             + "Lua literal), micropython (a regions.json of RAM images). Default: detected per file.")
     String format;
 
+    @Option(names = "--keep-dangling",
+        description = "Keep references to addresses with no object record as (:Missing {address, reason}) nodes, so the "
+            + "graph has as many references as the dump (default: counted in the summary and left out).")
+    boolean keepDangling;
+
+    @Option(names = "--allow-dangling",
+        description = "Load a dump even when more than --max-dangling of its references point to addresses with no record.")
+    boolean allowDangling;
+
+    @Option(names = "--max-dangling", paramLabel = "PERCENT", defaultValue = "10",
+        description = "The share of references to nothing above which a load fails (default: ${DEFAULT-VALUE} %%).")
+    double maxDangling;
+
     @CommandLine.Mixin
     BoltOptions bolt = new BoltOptions();
 
@@ -95,6 +108,9 @@ public final class HeapLoad implements Callable<Integer> {
         }
         if (name != null) {
             checkSnapshotId(name);
+        }
+        if (!(maxDangling >= 0 && maxDangling <= 100)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-dangling must be a percentage from 0 to 100");
         }
         if (format != null && !DumpReaders.FORMATS.contains(format)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "unknown --format " + format
@@ -261,11 +277,34 @@ public final class HeapLoad implements Callable<Integer> {
     private List<HeapSnapshot> readAll(List<String> ids, TerminalProgress bars) throws java.io.IOException {
         List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
-            HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
+            HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format, keepDangling);
+            requireFewDangling(snapshot, files.get(i));
             HeapAnalyzer.analyze(snapshot, bars);
             snapshots.add(snapshot);
         }
         return snapshots;
+    }
+
+    /**
+     * Refuses (one line, exit 1, the store untouched) a dump whose references to nothing are more than
+     * {@code --max-dangling} percent of all its references, unless {@code --allow-dangling}: such a dump was taken
+     * mid-collection, is damaged, or is read with the wrong format, and its leak answer would be false.
+     */
+    private void requireFewDangling(HeapSnapshot snapshot, Path file) throws DumpFormatException {
+        var d = snapshot.danglingReferences();
+        if (allowDangling || d.total() == 0 || d.share() * 100 <= maxDangling) {
+            return;
+        }
+        StringBuilder why = new StringBuilder();
+        for (var reason : dev.heapload.model.DanglingReferences.Reason.values()) {
+            why.append(why.length() == 0 ? "" : ", ").append(String.format(java.util.Locale.ROOT, "%,d ", d.count(reason)))
+                .append(reason.text());
+        }
+        throw new DumpFormatException(file.toString(), -1, String.format(java.util.Locale.ROOT,
+            "%,d of its %,d references (%.1f %%, over the %s %% limit) point to addresses with no object record (%s): a dump "
+                + "taken without a full GC, damaged, or read as the wrong format? Load it anyway with --allow-dangling",
+            d.total(), d.producerReferences(), d.share() * 100,
+            new java.math.BigDecimal(Double.toString(maxDangling)).stripTrailingZeros().toPlainString(), why));
     }
 
     /** The summary of each loaded snapshot with the store it went to, then the time per phase. */

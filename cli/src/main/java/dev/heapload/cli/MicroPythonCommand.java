@@ -74,6 +74,11 @@ final class MicroPythonCommand implements Callable<Integer> {
             + "Default for --regions: symbols.nm.txt or the *.map beside it or in its parent directory.")
     Path symbols;
 
+    @Option(names = "--index", paramLabel = "N",
+        description = "Which snapshot of a --ram file holding several back to back (each _estack - --ram-base bytes, as "
+            + "gdb's `append binary memory` writes them) to read, from 1; default: the last complete one.")
+    Integer index;
+
     @Option(names = "--sp", paramLabel = "ADDR", description = "Stack pointer at the dump (seed-style images hold the whole stack area). Default: sp=0x... from an info.txt beside regions.json; else the stack_limit bytes below stack_top are scanned.")
     String sp;
 
@@ -150,7 +155,7 @@ final class MicroPythonCommand implements Callable<Integer> {
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(regions);
         } else {
             long base = address(ramBase, syms, "--ram-base");
-            image = MemoryImage.single(ram, base, 0, true);
+            image = ramSnapshot(base, syms, out);
             source = ram.toAbsolutePath().normalize().toString();
             id = name != null ? name : dev.heapload.io.DumpReaders.defaultSnapshotId(ram);
         }
@@ -199,6 +204,35 @@ final class MicroPythonCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The image of one snapshot of {@code --ram}: a file longer than one snapshot ({@code _estack - base} bytes) holds
+     * several back to back, and maybe a trailing partial one: said in one line (count and sizes), and
+     * {@code --index N} (from 1) picks one, by default the last complete one.
+     */
+    private MemoryImage ramSnapshot(long base, FirmwareSymbols syms, PrintStream out) throws IOException {
+        long estack = syms.address("_estack");
+        MemoryImage.RamFile f = MemoryImage.RamFile.read(ram, estack > base ? estack - base : -1);
+        String file = f.name();
+        long complete = f.complete();
+        long trailing = f.trailing();
+        long length = f.snapshotLength();
+        if (complete == 1 && trailing == 0) {
+            if (index != null && index != 1) {
+                throw usage("--index " + index + ": " + file + " holds one snapshot");
+            }
+            return f.snapshot(1, base);
+        }
+        int pick = index != null ? index : (int) complete;
+        if (pick < 1 || pick > complete) {
+            throw usage(String.format(Locale.ROOT, "--index %d: %s holds %d complete snapshot(s)", pick, file, complete));
+        }
+        out.printf(Locale.ROOT, "%s: %d snapshot(s) of %,d bytes (_estack 0x%x - base 0x%x) back to back%s; reading "
+                + "snapshot %d%s%n", SafeText.visible(file), complete, length, estack, base,
+            trailing > 0 ? String.format(Locale.ROOT, ", and a trailing partial one of %,d bytes (not read)", trailing) : "",
+            pick, index == null ? " (the last complete one; --index N picks another)" : "");
+        return f.snapshot(pick, base);
+    }
+
 
     private CommandLine.ParameterException usage(String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
@@ -220,6 +254,7 @@ final class MicroPythonCommand implements Callable<Integer> {
 
 
 
+
     private void printed(PrintStream out) throws IOException {
         List<HeapMap> maps = new ArrayList<>();
         List<String> names = new ArrayList<>();
@@ -232,6 +267,7 @@ final class MicroPythonCommand implements Callable<Integer> {
                     p.heapMap().areas().size(), p.heapMap().areas().stream().mapToLong(HeapMap.Area::blocks).sum(),
                     p.heapMap().bytesPerBlock(), p.heapMap().eightDigitOffsets() ? "8-digit" : "5-digit");
                 MicroPythonText.figures(p.heapMap().figures(), out);
+                MicroPythonText.freeRuns(p.heapMap(), out);
                 out.println(p.warnings().isEmpty() ? "  the printed GC: header agrees with the map"
                     : "  warning: " + SafeText.visible(String.join("; ", p.warnings())));
                 out.println("  allocations by kind:          allocations       blocks        bytes");
@@ -258,8 +294,16 @@ final class MicroPythonCommand implements Callable<Integer> {
             out.println(sb);
         }
         if (svg != null) {
-            writeSvg(maps.get(maps.size() - 1), null, "MicroPython heap map " + names.get(names.size() - 1));
-            out.println("layout: " + svg);
+            List<String> titles = new ArrayList<>();
+            for (String n : names) {
+                titles.add("MicroPython heap map " + n);
+            }
+            try (Writer w = Files.newBufferedWriter(svg, StandardCharsets.UTF_8)) {
+                HeapLayoutSvg.writeAll(maps, titles, w);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new DumpFormatException(svg.toString(), -1, "cannot write the SVG (no such directory)");
+            }
+            out.println("layout: " + svg + (maps.size() > 1 ? " (" + maps.size() + " maps, one under the other)" : ""));
         }
     }
 

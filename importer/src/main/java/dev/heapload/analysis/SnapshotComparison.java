@@ -311,7 +311,9 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         while (parent[x] >= 0) {
             int r = analysis.retainedBy()[x];
             String name = s.referenceName(r);
-            hops.add((name != null ? name : "[" + s.referenceKind(r) + "]") + " in " + s.type(parent[x]));
+            String frame = s.referenceFrame(r);
+            hops.add((name != null ? name : "[" + s.referenceKind(r) + "]") + " in " + s.type(parent[x])
+                + (frame != null ? " frame " + frame : ""));
             x = parent[x];
         }
         int root = analysis.rootOf()[x];

@@ -45,8 +45,9 @@ public final class DumpReaders {
      * Which format a file is, from its first 4 KiB (decompressed when gzip):
      * <ul>
      *   <li>{@code lua}: a JSON object with {@code "format":"lua-heap-snapshot"} (heapload's Lua dumper);</li>
-     *   <li>{@code lua-snapshot}: a Lua literal {@code return {…}}, or a JSON object whose first member is
-     *       {@code "0x…"} with a string value (lua-snapshot's raw table);</li>
+     *   <li>{@code lua-snapshot}: a Lua literal {@code return {…}}, or a JSON object whose first member is an address
+     *       ({@code "0x…"}, or MSVC's bare 8 or 16 upper-case hex digits) with a string value (lua-snapshot's raw
+     *       table);</li>
      *   <li>{@code luau}: anything else (Luau's {@code luaC_dump}; its reader reports what is wrong).</li>
      * </ul>
      *
@@ -59,7 +60,7 @@ public final class DumpReaders {
             return "lua";
         }
         if (trimmed.startsWith("return")
-            || java.util.regex.Pattern.compile("^\\{\\s*\"0x[0-9a-fA-F]+\"\\s*:\\s*\"").matcher(trimmed).find()) {
+            || java.util.regex.Pattern.compile("^\\{\\s*\"(0x[0-9a-fA-F]+|[0-9A-F]{8}|[0-9A-F]{16})\"\\s*:\\s*\"").matcher(trimmed).find()) {
             return "lua-snapshot";
         }
         return "luau";
@@ -72,6 +73,15 @@ public final class DumpReaders {
      * @throws DumpFormatException also for an unknown format name
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format) throws IOException {
+        return read(file, snapshotId, progress, format, false);
+    }
+
+    /**
+     * As {@link #read(Path, String, Progress, String)}, keeping the references to addresses with no record one by
+     * one when {@code keepDangling} ({@code --keep-dangling}: the store writes them as {@code Missing} nodes).
+     */
+    public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format, boolean keepDangling)
+        throws IOException {
         if (!Files.exists(file)) {
             throw new DumpFormatException(file.toString(), -1, "no such file");
         }
@@ -92,9 +102,9 @@ public final class DumpReaders {
         }
         String f = format != null ? format : detect(file);
         return switch (f) {
-            case "luau" -> new LuauDumpReader().read(file, id, progress);
-            case "lua" -> new LuaHeapDumpReader().read(file, id, progress);
-            case "lua-snapshot" -> new LuaSnapshotRawReader().read(file, id, progress);
+            case "luau" -> new LuauDumpReader().keepDangling(keepDangling).read(file, id, progress);
+            case "lua" -> new LuaHeapDumpReader().keepDangling(keepDangling).read(file, id, progress);
+            case "lua-snapshot" -> new LuaSnapshotRawReader().keepDangling(keepDangling).read(file, id, progress);
             case "micropython" -> throw new DumpFormatException(file.toString(), -1, "not a MicroPython regions.json "
                 + "(for a RAM image with symbols use: heapload micropython --ram FILE --ram-base ADDR --symbols FILE)");
             default -> throw new DumpFormatException(file.toString(), -1, "unknown format " + f + " (known: " + FORMATS + ")");

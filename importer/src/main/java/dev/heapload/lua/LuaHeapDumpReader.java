@@ -106,6 +106,19 @@ public final class LuaHeapDumpReader {
     public LuaHeapDumpReader() {
     }
 
+    private boolean keepDangling;
+
+    /**
+     * Keeps the references to addresses with no record one by one (the store writes them as {@code Missing} nodes)
+     * instead of only counting them ({@link dev.heapload.model.HeapSnapshot#danglingReferences()}).
+     *
+     * @return this reader
+     */
+    public LuaHeapDumpReader keepDangling(boolean keep) {
+        this.keepDangling = keep;
+        return this;
+    }
+
     /**
      * The VM name for {@link SnapshotInfo#vm()} from the dump's {@code lua} member.
      *
@@ -144,6 +157,7 @@ public final class LuaHeapDumpReader {
             progress.start("read " + (fileName == null ? file.toString() : fileName.toString()), in.size(), "B");
             try (JsonParser p = JSON.createParser(in.content())) {
                 Parse parse = new Parse(in, p, progress);
+                parse.b.keepDangling(keepDangling);
                 try {
                     return parse.run(snapshotId);
                 } catch (JsonEOFException e) {

@@ -52,9 +52,16 @@ import dev.heapload.model.SnapshotInfo;
  * <h2>What is missing, and damage tolerated</h2>
  * No string contents, no scalar values, one edge name per (child, parent) pair, no sizes in cloudwu's
  * records (size 0), only shallow sizes in lvzixun's; these are listed in the snapshot's warnings. Edge
- * names are not escaped by the tools: a line that is not {@code PARENT : edge} continues the previous edge
- * name (a key with a newline), and a key containing {@code "\n0x… : x"} forges a parent line whose address
- * usually has no record: such references are dropped and counted in a warning.
+ * names are not escaped by the tools, so a key holding a newline spreads over several lines. A parent line is
+ * only a line whose first token is an address spelled exactly as this dump's {@code %p} spells them (glibc/macOS
+ * {@code 0x} + lower-case hex, NULL {@code (nil)}; MSVC/MinGW bare upper-case hex padded to 16 or 8 digits, NULL all
+ * zeros; found from the first parent line) followed by {@code " : "}, and whose parent fits the record: it has a
+ * record, is not a string, and is not already a parent in this record (the tools keep one edge name per child and
+ * parent); a NULL parent only as {@code [registry]}. Any other line continues the previous edge name. A fitting
+ * parent line right after such a continuation (inside a key that holds a newline) is ambiguous: it is read as key
+ * text and counted in a warning. Record keys are matched to parents by address value, whatever their spelling. A
+ * first parent line whose address has no record is a reference to nothing
+ * ({@link dev.heapload.model.HeapSnapshot#danglingReferences()}).
  */
 public final class LuaSnapshotRawReader {
 
@@ -64,7 +71,7 @@ public final class LuaSnapshotRawReader {
         .build();
 
     private static final Pattern ADDRESS = Pattern.compile("(0x)?[0-9a-fA-F]+");
-    private static final Pattern PARENT = Pattern.compile("^(0x[0-9a-fA-F]+|\\(nil\\)) : (.*)$", Pattern.DOTALL);
+    private static final Pattern PARENT = Pattern.compile("^(0x[0-9a-f]+|\\(nil\\)) : (.*)$", Pattern.DOTALL);
     private static final Pattern SIZE = Pattern.compile("^(.*) \\{(\\d+)\\}$", Pattern.DOTALL);
     /** A Lua function's header: {@code SRC:LINE} (lvzixun; cloudwu writes {@code func: SRC:LINE}). */
     private static final Pattern FUNCTION = Pattern.compile("^.*:-?\\d+$", Pattern.DOTALL);
@@ -72,6 +79,19 @@ public final class LuaSnapshotRawReader {
 
     /** Creates a reader; instances hold no state between reads. */
     public LuaSnapshotRawReader() {
+    }
+
+    private boolean keepDangling;
+
+    /**
+     * Keeps the references to addresses with no record one by one (the store writes them as {@code Missing} nodes)
+     * instead of only counting them ({@link dev.heapload.model.HeapSnapshot#danglingReferences()}).
+     *
+     * @return this reader
+     */
+    public LuaSnapshotRawReader keepDangling(boolean keep) {
+        this.keepDangling = keep;
+        return this;
     }
 
     /** One record: address and text. */
@@ -319,8 +339,61 @@ public final class LuaSnapshotRawReader {
         }
     }
 
+    /** The value of an address token: hex digits with or without {@code 0x}, any case; 0 for {@code (nil)}; -1 if none. */
+    static long addressValue(String token) {
+        if (token.equals("(nil)")) {
+            return 0;
+        }
+        String hex = token.startsWith("0x") || token.startsWith("0X") ? token.substring(2) : token;
+        if (hex.isEmpty() || hex.length() > 16) {
+            return -1;
+        }
+        try {
+            return Long.parseUnsignedLong(hex, 16);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * How the C library that built the tool printed {@code %p} in parent lines, found from the first line after the
+     * header of the first record that has one: glibc/macOS {@code 0x} + lower-case hex (NULL {@code (nil)} or
+     * {@code 0x0}); MSVC/MinGW bare upper-case hex zero-padded to 16 (64-bit) or 8 (32-bit) digits (NULL all zeros).
+     * A parent line is one whose first token has exactly this spelling.
+     */
+    private static Pattern parentPattern(List<Entry> entries) {
+        for (Entry en : entries) {
+            int nl = en.text().indexOf('\n');
+            if (nl < 0) {
+                continue;
+            }
+            String line = en.text().substring(nl + 1);
+            if (line.matches("(?s)[0-9A-F]{16} : .*")) {
+                return Pattern.compile("^([0-9A-F]{16}) : (.*)$", Pattern.DOTALL);
+            }
+            if (line.matches("(?s)[0-9A-F]{8} : .*")) {
+                return Pattern.compile("^([0-9A-F]{8}) : (.*)$", Pattern.DOTALL);
+            }
+            break;
+        }
+        return PARENT;
+    }
+
+    /** An edge being read: its parent (an object id of the builder, or -1 for the registry line) and its name. */
+    private static final class PendingEdge {
+        final int parent;
+        final int parentRecord;
+        final StringBuilder name;
+
+        PendingEdge(int parent, int parentRecord, String name) {
+            this.parent = parent;
+            this.parentRecord = parentRecord;
+            this.name = new StringBuilder(name);
+        }
+    }
+
     private HeapSnapshot build(String name, String snapshotId, String sha, List<Entry> entries) throws DumpFormatException {
-        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder().keepDangling(keepDangling);
         int kValue = b.kind("value");
         int kKey = b.kind("key");
         int kMeta = b.kind("metatable");
@@ -328,24 +401,25 @@ public final class LuaSnapshotRawReader {
         int kEnv = b.kind("env");
         int kUp = b.kind("upvalue");
         int kLocal = b.kind("local");
-        // parent address -> (child index, edge) in file order
-        Map<String, List<long[]>> children = new HashMap<>();
-        List<String> edgeNames = new ArrayList<>();
         String[] types = new String[entries.size()];
         String[] labels = new String[entries.size()];
         long[] sizes = new long[entries.size()];
-        List<Integer> registry = new ArrayList<>();
         boolean anySize = false;
         int unknown = 0;
         String firstUnknown = null;
         boolean anyString = false;
-        int continued = 0;
+        // records by address value: keys may be spelled with or without 0x, in any case, padded or not
+        org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap recordOf =
+            new org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap();
         for (int e = 0; e < entries.size(); e++) {
             Entry en = entries.get(e);
-            String[] lines = en.text().split("\n", -1);
-            String header = lines[0];
-            int k = 1;
-            // thread headers of cloudwu end with "thread: "; frames never contain " : "
+            long value = addressValue(en.address());
+            if (value < 0 || recordOf.containsKey(value)) {
+                throw new DumpFormatException(name, en.offset(), "address " + en.address() + " has two records");
+            }
+            recordOf.put(value, e);
+            int nl = en.text().indexOf('\n');
+            String header = nl < 0 ? en.text() : en.text().substring(0, nl);
             Matcher sm = SIZE.matcher(header);
             long size = 0;
             if (sm.matches()) {
@@ -361,6 +435,7 @@ public final class LuaSnapshotRawReader {
                 type = "function";
                 label = header.substring(6);
             } else if (header.startsWith("thread ") || header.endsWith("thread: ") || header.equals("thread")) {
+                // thread headers of cloudwu end with "thread: "; frames never contain " : "
                 type = "thread";
                 label = header.startsWith("thread ") ? header.substring(7).trim()
                     : header.substring(0, header.length() - "thread: ".length()).trim();
@@ -378,30 +453,98 @@ public final class LuaSnapshotRawReader {
             types[e] = type;
             labels[e] = label;
             sizes[e] = size;
-            List<long[]> last = null;
-            for (; k < lines.length; k++) {
+        }
+        for (int e = 0; e < entries.size(); e++) {
+            Entry en = entries.get(e);
+            b.defineObject(en.address(), types[e], sizes[e], -1, labels[e]);
+        }
+        Pattern parentLine = parentPattern(entries);
+        List<Integer> registry = new ArrayList<>();
+        int continued = 0;
+        int misfits = 0;
+        int ambiguous = 0;
+        String firstAmbiguous = null;
+        for (int e = 0; e < entries.size(); e++) {
+            Entry en = entries.get(e);
+            String[] lines = en.text().split("\n", -1);
+            List<PendingEdge> edges = new ArrayList<>();
+            org.eclipse.collections.impl.set.mutable.primitive.LongHashSet parents =
+                new org.eclipse.collections.impl.set.mutable.primitive.LongHashSet();
+            boolean insideKey = false;
+            for (int k = 1; k < lines.length; k++) {
                 String line = lines[k];
-                Matcher m = PARENT.matcher(line);
-                if (m.matches()) {
-                    String parent = m.group(1);
-                    edgeNames.add(m.group(2));
-                    if (parent.equals("(nil)")) {
-                        registry.add(e);
-                        last = null;
-                        continue;
-                    }
-                    last = children.computeIfAbsent(parent.toLowerCase(java.util.Locale.ROOT), x -> new ArrayList<>());
-                    last.add(new long[] {e, edgeNames.size() - 1});
-                } else if (k == lines.length - 1 && line.isEmpty()) {
+                if (k == lines.length - 1 && line.isEmpty()) {
                     break;
-                } else if (last != null) {
-                    // a key with a newline: this line continues the previous edge name
-                    long[] prev = last.get(last.size() - 1);
-                    edgeNames.set((int) prev[1], edgeNames.get((int) prev[1]) + "\n" + line);
-                    continued++;
-                } else {
-                    continued++;
                 }
+                PendingEdge last = edges.isEmpty() ? null : edges.get(edges.size() - 1);
+                Matcher m = parentLine.matcher(line);
+                boolean shaped = m.matches();
+                long value = shaped ? addressValue(m.group(1)) : -1;
+                int record = value > 0 ? recordOf.getIfAbsent(value, -1) : -1;
+                if (shaped && last == null) {
+                    // the first line after the header is always a parent line: its parent may have no record
+                    if (value == 0) {
+                        edges.add(new PendingEdge(-1, -1, m.group(2)));
+                    } else {
+                        edges.add(new PendingEdge(record >= 0 ? b.objectId(entries.get(record).address())
+                            : b.objectId(m.group(1)), record, m.group(2)));
+                    }
+                    parents.add(value);
+                    continue;
+                }
+                // a parent line fits the record's structure: a record that can refer (not a string), named once per
+                // record (the tools keep one edge name per child and parent); the NULL parent only for [registry]
+                boolean fits = shaped && !parents.contains(value)
+                    && (value == 0 ? m.group(2).equals("[registry]") : record >= 0 && !types[record].equals("string"));
+                if (last == null) {
+                    continued++;
+                    continue;
+                }
+                if (!fits) {
+                    // a key holding a newline: this line is the rest of the previous edge name
+                    last.name.append('\n').append(line);
+                    continued++;
+                    misfits += shaped ? 1 : 0;
+                    insideKey = true;
+                    continue;
+                }
+                if (insideKey) {
+                    // inside a key that holds a newline, a line shaped like a fitting parent line may be the key's
+                    // text or a real referrer: read as key text, and said
+                    last.name.append('\n').append(line);
+                    continued++;
+                    if (ambiguous++ == 0) {
+                        firstAmbiguous = "record of " + en.address() + " at byte " + en.offset() + ", line " + (k + 1);
+                    }
+                    continue;
+                }
+                parents.add(value);
+                edges.add(value == 0 ? new PendingEdge(-1, -1, m.group(2))
+                    : new PendingEdge(b.objectId(entries.get(record).address()), record, m.group(2)));
+            }
+            int child = b.objectId(en.address());
+            for (PendingEdge edge : edges) {
+                String edgeName = edge.name.toString();
+                if (edge.parent < 0) {
+                    registry.add(e);
+                    continue;
+                }
+                int kind = kValue;
+                String parentType = edge.parentRecord >= 0 ? types[edge.parentRecord] : "";
+                if (edgeName.equals("[metatable]")) {
+                    kind = kMeta;
+                } else if (edgeName.equals("[key]")) {
+                    kind = kKey;
+                } else if (edgeName.startsWith("[uservalue")) {
+                    kind = kUser;
+                } else if (edgeName.equals("[environment]")) {
+                    kind = kEnv;
+                } else if (edgeName.equals("[upvalue]")) {
+                    kind = kUp;
+                } else if (parentType.equals("thread") && LOCAL.matcher(edgeName).matches()) {
+                    kind = kLocal;
+                }
+                b.addReference(edge.parent, child, kind, b.name(edgeName), 0);
             }
         }
         List<String> warnings = new ArrayList<>();
@@ -412,57 +555,17 @@ public final class LuaSnapshotRawReader {
             warnings.add(unknown + " record(s) with an unknown header kept as type \"unknown\" (first: " + firstUnknown + ")");
         }
         if (continued > 0) {
-            warnings.add(continued + " record line(s) that are not `PARENT : edge` were read as the continuation of the "
-                + "previous edge name (keys containing a newline)");
+            warnings.add(continued + " record line(s) were read as the rest of the previous edge name (keys holding a "
+                + "newline)" + (misfits > 0 ? ", " + misfits + " of them shaped like a parent line that does not fit the "
+                + "record (no record at that address, a string, or a parent named twice)" : ""));
         }
-        int dropped = 0;
-        Map<String, Boolean> defined = new HashMap<>();
-        for (Entry en : entries) {
-            defined.put(en.address().toLowerCase(java.util.Locale.ROOT), Boolean.TRUE);
-        }
-        for (Map.Entry<String, List<long[]>> c : children.entrySet()) {
-            if (!defined.containsKey(c.getKey())) {
-                dropped += c.getValue().size();
-            }
-        }
-        if (dropped > 0) {
-            warnings.add(dropped + " reference(s) from parent addresses that have no record (forged by keys containing "
-                + "\"\\n0x… : \", or outside the walk) dropped");
-        }
-        for (int e = 0; e < entries.size(); e++) {
-            Entry en = entries.get(e);
-            String address = en.address().toLowerCase(java.util.Locale.ROOT);
-            try {
-                b.defineObject(address, types[e], sizes[e], -1, labels[e]);
-            } catch (IllegalStateException x) {
-                throw new DumpFormatException(name, en.offset(), "address " + en.address() + " has two records");
-            }
-            List<long[]> out = children.get(address);
-            if (out == null) {
-                continue;
-            }
-            for (long[] c : out) {
-                int child = (int) c[0];
-                String edge = edgeNames.get((int) c[1]);
-                int kind = kValue;
-                if (edge.equals("[metatable]")) {
-                    kind = kMeta;
-                } else if (edge.equals("[key]")) {
-                    kind = kKey;
-                } else if (edge.startsWith("[uservalue")) {
-                    kind = kUser;
-                } else if (edge.equals("[environment]")) {
-                    kind = kEnv;
-                } else if (edge.equals("[upvalue]")) {
-                    kind = kUp;
-                } else if (types[e].equals("thread") && LOCAL.matcher(edge).matches()) {
-                    kind = kLocal;
-                }
-                b.addReference(b.objectId(entries.get(child).address().toLowerCase(java.util.Locale.ROOT)), kind, b.name(edge), 0);
-            }
+        if (ambiguous > 0) {
+            warnings.add(ambiguous + " line(s) inside keys holding a newline are shaped like parent lines of real objects "
+                + "(first: " + firstAmbiguous + "): read as key text, not as references; the tool does not escape keys, so "
+                + "check those objects' referrers by hand");
         }
         for (int r : registry) {
-            b.addRoot("registry", b.objectId(entries.get(r).address().toLowerCase(java.util.Locale.ROOT)));
+            b.addRoot("registry", b.objectId(entries.get(r).address()));
         }
         if (registry.isEmpty()) {
             throw new DumpFormatException(name, -1, "not a lua-snapshot raw table: no record has the parent (nil) (the registry)");

@@ -164,6 +164,19 @@ public final class LuauDumpReader {
     public LuauDumpReader() {
     }
 
+    private boolean keepDangling;
+
+    /**
+     * Keeps the references to addresses with no record one by one (the store writes them as {@code Missing} nodes)
+     * instead of only counting them ({@link dev.heapload.model.HeapSnapshot#danglingReferences()}).
+     *
+     * @return this reader
+     */
+    public LuauDumpReader keepDangling(boolean keep) {
+        this.keepDangling = keep;
+        return this;
+    }
+
     /**
      * Reads one Luau heap dump.
      *
@@ -185,6 +198,7 @@ public final class LuauDumpReader {
         try (RepairedChunks chunks = new RepairedChunks(in, name, size, DumpInput.statedGzipSize(file),
             "luau-dump-reader", progress::step)) {
             Parse parse = new Parse(name, chunks, progress, size);
+            parse.b.keepDangling(keepDangling);
             parse.expect(DumpInput.contentSizeHint(file));
             return parse.run(snapshotId);
         } finally {

@@ -262,6 +262,43 @@ public final class MemoryImage {
             wordSize, littleEndian);
     }
 
+    /**
+     * A seed-style RAM file cut into the snapshots it holds back to back (gdb's {@code append binary memory} of
+     * {@code [base, _estack)} after each stop; the original CircuitPython tool's {@code --analyze-snapshots all}).
+     *
+     * @param bytes          the whole file
+     * @param snapshotLength bytes per snapshot ({@code _estack - base}), or {@code -1} when unknown (one snapshot)
+     * @param complete       complete snapshots in the file (1 when the file is not longer than one snapshot)
+     * @param trailing       bytes of a trailing partial snapshot after the complete ones (0 if none)
+     */
+    public record RamFile(String name, byte[] bytes, long snapshotLength, long complete, long trailing) {
+
+        /**
+         * Reads a RAM file and cuts it.
+         *
+         * @param snapshotLength {@code _estack - base} in bytes, or {@code <= 0} when the symbols do not say
+         */
+        public static RamFile read(Path file, long snapshotLength) throws IOException {
+            byte[] bytes = readImage(file);
+            String name = String.valueOf(file.getFileName());
+            if (snapshotLength <= 0 || bytes.length <= snapshotLength) {
+                return new RamFile(name, bytes, -1, 1, 0);
+            }
+            return new RamFile(name, bytes, snapshotLength, bytes.length / snapshotLength, bytes.length % snapshotLength);
+        }
+
+        /** The image of snapshot {@code n} (from 1) at {@code base}. */
+        public MemoryImage snapshot(int n, long base) {
+            if (n < 1 || n > complete) {
+                throw new IllegalArgumentException("snapshot " + n + " of " + complete);
+            }
+            byte[] one = snapshotLength < 0 ? bytes
+                : java.util.Arrays.copyOfRange(bytes, (int) ((n - 1) * snapshotLength), (int) (n * snapshotLength));
+            return new MemoryImage(Collections.singletonList(new Region(complete > 1 ? name + " #" + n : name, base, one,
+                "ram")), 0, true);
+        }
+    }
+
     /** The whole file, gunzipped when it starts with the gzip magic. */
     static byte[] readImage(Path file) throws IOException {
         dev.heapload.io.DumpInput.requireRegularFile(file);

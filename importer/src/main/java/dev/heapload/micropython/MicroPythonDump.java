@@ -21,11 +21,16 @@ import dev.heapload.model.HeapSnapshot;
  * @param finaliserBlocks    blocks whose finaliser table bit is set (0 without an FTB)
  * @param orphanTails        TAIL blocks not preceded by a HEAD or TAIL (corruption; ignored)
  * @param stackRange         {@code [start, end)} of the words scanned as the C stack, or {@code null}
+ * @param notReferences      word-aligned, non-zero words in allocations that are not references, per kind (the GC
+ *                           ignores them; counted so they are not dropped silently): [0] out of RAM (between the
+ *                           lowest image start and the highest of the images' end and {@code _estack}, in no image),
+ *                           [1] block-aligned into a FREE block, [2] equal to the lowest image start ({@code ram_start}), [3] equal to
+ *                           the {@code _estack} symbol
  */
 public record MicroPythonDump(HeapSnapshot snapshot, List<GcHeapArea> areas, HeapMap heapMap,
                               List<Allocation> allocations, QstrPools qstrs, List<InteriorPointer> interiorPointers,
                               List<String> staticNonRootRefs, int weakTableBlocks, int finaliserBlocks,
-                              int orphanTails, long[] stackRange) {
+                              int orphanTails, long[] stackRange, long[] notReferences) {
 
     /**
      * A word that points into a pool but not at a head block: kept apart from the references, as the GC ignores it.

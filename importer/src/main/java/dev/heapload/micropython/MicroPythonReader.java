@@ -204,6 +204,15 @@ public final class MicroPythonReader {
         int kItem = b.kind("item");
         int kWeak = b.kind("weak");
         List<MicroPythonDump.InteriorPointer> interior = new ArrayList<>();
+        long ramStart = Long.MAX_VALUE;
+        long ramEnd = 0;
+        for (MemoryImage.Region r : mem.regions()) {
+            ramStart = Math.min(ramStart, r.base());
+            ramEnd = Math.max(ramEnd, r.end());
+        }
+        long estack = symbols.address("_estack");
+        long ramTop = Math.max(ramEnd, estack);
+        long[] notReferences = new long[4]; // out of RAM, into a free block, at ram_start, at _estack
         for (int a = 0; a < count; a++) {
             b.defineObject(hex(address[a]), type[a], (long) blocks[a] * bpb, -1, label[a]);
             long base = address[a];
@@ -214,6 +223,18 @@ public final class MicroPythonReader {
                 int target = headAllocation(v);
                 if (role[a] == ROLE_MAP_TABLE && (i & 1) == 0) {
                     keyName = keyText(v, qstrs);
+                }
+                if (target < 0 && v != 0 && v % w == 0) {
+                    // word-aligned, so no tagged small int, qstr or immediate object
+                    if (v == ramStart) {
+                        notReferences[2]++;
+                    } else if (v == estack) {
+                        notReferences[3]++;
+                    } else if (v % bpb == 0 && inAnyPool(v) && isFreeBlock(v)) {
+                        notReferences[1]++;
+                    } else if (v > ramStart && v < ramTop && !mem.isMapped(v, 1)) {
+                        notReferences[0]++;
+                    }
                 }
                 if (target >= 0) {
                     if (role[a] == ROLE_MAP_TABLE) {
@@ -267,6 +288,12 @@ public final class MicroPythonReader {
         if (orphanTails > 0) {
             warnings.add(orphanTails + " TAIL block(s) without a HEAD before them (corrupt allocation table?) ignored");
         }
+        if (notReferences[0] + notReferences[1] + notReferences[2] + notReferences[3] > 0) {
+            warnings.add(String.format(Locale.ROOT, "word-aligned words in allocations that look like heap pointers but are "
+                    + "not references (the GC ignores them): %,d out of RAM, %,d into free blocks, %,d at ram_start (0x%x), "
+                    + "%,d at _estack%s", notReferences[0], notReferences[1], notReferences[2], ramStart, notReferences[3],
+                estack >= 0 ? String.format(Locale.ROOT, " (0x%x)", estack) : " (no _estack symbol)"));
+        }
         GcFigures figures = heapMap.figures();
         SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(), figures.usedBytes(), Map.of(),
             warnings);
@@ -278,7 +305,7 @@ public final class MicroPythonReader {
                 blockOf[a], type[a], (char) heapMap.areas().get(areaOf[a]).letters()[blockOf[a]], label[a]));
         }
         return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
-            sideBits[0], orphanTails, stack);
+            sideBits[0], orphanTails, stack, notReferences);
     }
 
     /** A symbol without a size (map without -fdata-sections): up to the next symbol, at most 64 KiB. */
@@ -413,6 +440,16 @@ public final class MicroPythonReader {
 
     private boolean isHead(long v) {
         return headAllocation(v) >= 0;
+    }
+
+    /** True when {@code v} lies in a pool at a FREE block. */
+    private boolean isFreeBlock(long v) {
+        for (GcHeapArea a : areas) {
+            if (a.inPool(v)) {
+                return kinds[a.index()][(int) ((v - a.poolStart()) / bpb)] == FREE;
+            }
+        }
+        return false;
     }
 
     private boolean inAnyPool(long v) {

@@ -77,13 +77,14 @@ public final class HeapSnapshot {
     private final int[] referenceNames;
 
     private final List<GcRoot> roots;
+    private final DanglingReferences dangling;
     private Object analysis;
 
     HeapSnapshot(SnapshotInfo info, String[] typeNames, String[] referenceKinds, String[] names,
                  long[] addresses, AddressFormat addressFormat, String[] opaqueAddresses,
                  long[] sizes, byte[] types, short[] categories, String[] labels,
                  int[] firstReference, int[] targets, byte[] kinds, byte[] flags, int[] referenceNames,
-                 List<GcRoot> roots) {
+                 List<GcRoot> roots, DanglingReferences dangling) {
         this.info = info;
         this.typeNames = typeNames;
         this.referenceKinds = referenceKinds;
@@ -101,6 +102,15 @@ public final class HeapSnapshot {
         this.flags = flags;
         this.referenceNames = referenceNames;
         this.roots = List.copyOf(roots);
+        this.dangling = dangling == null ? DanglingReferences.NONE : dangling;
+    }
+
+    /**
+     * The dump's references whose other end has no object record, counted per reason (and listed when the reader
+     * kept them): they are not among {@link #referenceCount()}; {@link DanglingReferences#NONE} when there are none.
+     */
+    public DanglingReferences danglingReferences() {
+        return dangling;
     }
 
     /** Snapshot metadata: id, VM, source file, checksum, VM-reported totals, memory categories, warnings. */
@@ -227,6 +237,46 @@ public final class HeapSnapshot {
         }
         String text = labels[-n - 1];
         return text == null ? "" : text;
+    }
+
+    /**
+     * The stack frame that holds a stack slot, as {@code tree} groups slots under {@code __stack}: for a reference of
+     * kind {@code stack} that is not itself a frame's function, the nearest earlier slot of the same thread named
+     * {@code frame:…} (Luau {@code stacknames}, shared/docs/formats/luau-luaC_dump.md §4: Lua frames
+     * {@code frame:<source>:<linedefined>:<debugname>}, C frames {@code frame:<debugname>} or {@code frame:[C]}),
+     * rendered {@code handleRequest (@main.luau:5)}, {@code (anonymous) (@main.luau:14)} or {@code pcall [C]}.
+     * Cost: a walk back over the thread's earlier slots.
+     *
+     * @return the frame, or {@code null} for other references and slots before the first frame
+     */
+    public String referenceFrame(int reference) {
+        if (!"stack".equals(referenceKind(reference))) {
+            return null;
+        }
+        String own = referenceName(reference);
+        if (own != null && own.startsWith("frame:")) {
+            return null;
+        }
+        int first = firstReference[referenceSource(reference)];
+        for (int r = reference - 1; r >= first; r--) {
+            if ((kinds[r] & 0xff) != (kinds[reference] & 0xff)) {
+                continue;
+            }
+            String name = referenceName(r);
+            if (name != null && name.startsWith("frame:")) {
+                return frameText(name.substring(6));
+            }
+        }
+        return null;
+    }
+
+    /** {@code @main.luau:5:handleRequest} → {@code handleRequest (@main.luau:5)}; a C frame's name → {@code name [C]}. */
+    static String frameText(String frame) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?s)^(.*):(\\d+):(.*)$").matcher(frame);
+        if (m.matches()) {
+            return (m.group(3).isEmpty() ? "(anonymous)" : m.group(3)) + " (" + m.group(1) + ":" + m.group(2) + ")";
+        }
+        return frame.equals("[C]") ? "[C]" : frame + " [C]";
     }
 
     /** GC roots in dump order. */

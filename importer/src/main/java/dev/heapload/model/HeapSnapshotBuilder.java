@@ -15,8 +15,13 @@ import org.eclipse.collections.impl.map.mutable.primitive.ObjectIntHashMap;
  * Usage: {@link #defineObject} once per record, then {@link #addReference} for each of its outgoing
  * references (references are added to the object defined last), {@link #addRoot}, then {@link #build}.
  *
- * <p>Addresses that are referenced but never defined ("dangling", e.g. a dump taken without a full GC)
- * are dropped with their references at {@link #build} and counted in a warning.
+ * <p>Addresses that are referenced but never defined ("dangling", e.g. a dump taken without a full GC, a NULL
+ * written as an address, a forged or corrupt value) are taken out of the model at {@link #build}: their references
+ * are counted per {@link DanglingReferences.Reason} ({@link HeapSnapshot#danglingReferences()}) and, after
+ * {@link #keepDangling}, kept one by one for the store's {@code Missing} nodes. The reason: {@link #sentinel} values
+ * and 0 (any spelling, also {@code (nil)}) are sentinels; an address outside every {@link #heapArea} (without areas:
+ * outside the span from the lowest object address to the end of the highest object) is outside the heap; any other
+ * is "inside the heap but no object".
  *
  * <p>Not thread-safe.
  */
@@ -53,6 +58,34 @@ public final class HeapSnapshotBuilder {
 
     private int current = -1;
     private final List<HeapSnapshot.GcRoot> roots = new ArrayList<>();
+
+    private boolean keepDangling;
+    private final List<long[]> heapAreas = new ArrayList<>();
+    private final org.eclipse.collections.impl.set.mutable.primitive.LongHashSet sentinels =
+        new org.eclipse.collections.impl.set.mutable.primitive.LongHashSet();
+
+    /**
+     * Keeps the references to nothing one by one (for {@code (:Missing)} nodes) instead of only counting them.
+     *
+     * @return this builder
+     */
+    public HeapSnapshotBuilder keepDangling(boolean keep) {
+        this.keepDangling = keep;
+        return this;
+    }
+
+    /**
+     * Declares a heap area {@code [start, end)} (addresses): a missing address outside every declared area is
+     * {@link DanglingReferences.Reason#OUTSIDE_HEAP}. Without any, the span of the defined objects is the heap.
+     */
+    public void heapArea(long start, long end) {
+        heapAreas.add(new long[] {start, end});
+    }
+
+    /** Declares an address value the producer uses for "no object" ({@link DanglingReferences.Reason#SENTINEL}). */
+    public void sentinel(long address) {
+        sentinels.add(address);
+    }
 
     /**
      * Returns the id of the object at {@code address}, assigning the next id on first sight.
@@ -159,11 +192,22 @@ public final class HeapSnapshotBuilder {
         if (current < 0) {
             throw new IllegalStateException("addReference before defineObject");
         }
+        return addReference(current, target, kind, name, flag);
+    }
+
+    /**
+     * Adds a reference from any object id, defined or not (for formats that list an object's referrers, like
+     * lua-snapshot's parent lines; a source that is never defined makes it a reference to nothing).
+     *
+     * @param source object id of the source (from {@link #objectId})
+     * @return the reference id (valid until {@link #build})
+     */
+    public int addReference(int source, int target, int kind, int name, int flag) {
         if (referenceCount == targets.length) {
             ensureReferenceCapacity(grow(targets.length));
         }
         int r = referenceCount++;
-        sources[r] = current;
+        sources[r] = source;
         targets[r] = target;
         kinds[r] = (byte) kind;
         flags[r] = (byte) flag;
@@ -260,12 +304,13 @@ public final class HeapSnapshotBuilder {
         int[] first = new int[n + 1];
         int dropped = 0;
         for (int r = 0; r < referenceCount; r++) {
-            if (newId[targets[r]] < 0) {
+            if (newId[targets[r]] < 0 || newId[sources[r]] < 0) {
                 dropped++;
                 continue;
             }
             first[newId[sources[r]] + 1]++;
         }
+        DanglingReferences dangling = dropped == 0 ? DanglingReferences.NONE : dangling(newId, outAddresses, outSizes);
         for (int i = 0; i < n; i++) {
             first[i + 1] += first[i];
         }
@@ -277,7 +322,7 @@ public final class HeapSnapshotBuilder {
         int[] fill = Arrays.copyOf(first, n);
         for (int r = 0; r < referenceCount; r++) {
             int t = newId[targets[r]];
-            if (t < 0) {
+            if (t < 0 || newId[sources[r]] < 0) {
                 continue;
             }
             int at = fill[newId[sources[r]]]++;
@@ -312,9 +357,9 @@ public final class HeapSnapshotBuilder {
             outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
                 info.categories(), warnings);
         }
-        if (dropped > 0 || droppedRoots > 0) {
+        if (droppedRoots > 0) {
             List<String> warnings = new ArrayList<>(outInfo.warnings());
-            warnings.add(dropped + " reference(s) and " + droppedRoots
+            warnings.add(droppedRoots
                 + " root(s) point to addresses that have no object record (dump taken without a full GC?); dropped");
             outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
                 info.categories(), warnings);
@@ -322,7 +367,104 @@ public final class HeapSnapshotBuilder {
         return new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
             names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,
             outOpaque, outSizes, outTypes, outCategories, outLabels, first, outTargets, outKinds, outFlags, outNames,
-            outRoots);
+            outRoots, dangling);
+    }
+
+    /** Counts (and, after {@link #keepDangling}, lists) the references with an undefined end, per reason. */
+    private DanglingReferences dangling(int[] newId, long[] definedAddresses, long[] definedSizes) {
+        long low = Long.MAX_VALUE;
+        long high = Long.MIN_VALUE;
+        if (heapAreas.isEmpty()) {
+            for (int i = 0; i < definedAddresses.length; i++) {
+                if (definedAddresses[i] >= 0) {
+                    low = Math.min(low, definedAddresses[i]);
+                    high = Math.max(high, definedAddresses[i] + Math.max(1, definedSizes[i]));
+                }
+            }
+        }
+        long[] counts = new long[DanglingReferences.Reason.values().length];
+        LongIntHashMap missingIndex = new LongIntHashMap();
+        ObjectIntHashMap<String> opaqueIndex = new ObjectIntHashMap<>();
+        List<String> missingAddresses = new ArrayList<>();
+        List<Byte> missingReasons = new ArrayList<>();
+        org.eclipse.collections.impl.list.mutable.primitive.IntArrayList objects =
+            new org.eclipse.collections.impl.list.mutable.primitive.IntArrayList();
+        org.eclipse.collections.impl.list.mutable.primitive.IntArrayList missing =
+            new org.eclipse.collections.impl.list.mutable.primitive.IntArrayList();
+        List<String> keptKinds = new ArrayList<>();
+        List<String> keptNames = new ArrayList<>();
+        org.eclipse.collections.impl.list.mutable.primitive.ByteArrayList keptFlags =
+            new org.eclipse.collections.impl.list.mutable.primitive.ByteArrayList();
+        org.eclipse.collections.impl.list.mutable.primitive.BooleanArrayList keptIncoming =
+            new org.eclipse.collections.impl.list.mutable.primitive.BooleanArrayList();
+        int modelReferences = 0;
+        for (int r = 0; r < referenceCount; r++) {
+            boolean targetMissing = newId[targets[r]] < 0;
+            boolean sourceMissing = newId[sources[r]] < 0;
+            if (!targetMissing && !sourceMissing) {
+                modelReferences++;
+                continue;
+            }
+            if (targetMissing && sourceMissing) {
+                // neither end is an object: counted, but there is no object to hang it on
+                counts[reason(targets[r], low, high).ordinal()]++;
+                continue;
+            }
+            int id = targetMissing ? targets[r] : sources[r];
+            DanglingReferences.Reason reason = reason(id, low, high);
+            counts[reason.ordinal()]++;
+            if (!keepDangling) {
+                continue;
+            }
+            String text = opaqueAddresses != null && opaqueAddresses[id] != null ? opaqueAddresses[id] : null;
+            int index = text != null ? opaqueIndex.getIfAbsent(text, -1) : missingIndex.getIfAbsent(addresses[id], -1);
+            if (index < 0) {
+                index = missingAddresses.size();
+                missingAddresses.add(text != null ? text : addressFormat.format(addresses[id], null, id));
+                missingReasons.add((byte) reason.ordinal());
+                if (text != null) {
+                    opaqueIndex.put(text, index);
+                } else {
+                    missingIndex.put(addresses[id], index);
+                }
+            }
+            objects.add(targetMissing ? newId[sources[r]] : newId[targets[r]]);
+            missing.add(index);
+            keptKinds.add(kindNames.get(kinds[r] & 0xff));
+            int name = referenceNames[r];
+            keptNames.add(name == HeapSnapshot.NO_NAME ? null : name >= 0 ? names.get(name) : labels[-name - 1]);
+            keptFlags.add(flags[r]);
+            keptIncoming.add(sourceMissing);
+        }
+        byte[] reasons = new byte[missingReasons.size()];
+        for (int i = 0; i < reasons.length; i++) {
+            reasons[i] = missingReasons.get(i);
+        }
+        return new DanglingReferences(counts, modelReferences, missingAddresses.toArray(String[]::new), reasons,
+            objects.toArray(), missing.toArray(), keptKinds.toArray(String[]::new), keptNames.toArray(String[]::new),
+            keptFlags.toArray(), keptIncoming.toArray());
+    }
+
+    private DanglingReferences.Reason reason(int id, long low, long high) {
+        String text = opaqueAddresses != null ? opaqueAddresses[id] : null;
+        if (text != null) {
+            String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+            return t.equals("(nil)") || t.equals("(null)") || t.equals("null") || t.equals("nil") || t.matches("(0x)?0+")
+                ? DanglingReferences.Reason.SENTINEL : DanglingReferences.Reason.NO_OBJECT;
+        }
+        long a = addresses[id];
+        if (a == 0 || sentinels.contains(a)) {
+            return DanglingReferences.Reason.SENTINEL;
+        }
+        if (!heapAreas.isEmpty()) {
+            for (long[] area : heapAreas) {
+                if (a >= area[0] && a < area[1]) {
+                    return DanglingReferences.Reason.NO_OBJECT;
+                }
+            }
+            return DanglingReferences.Reason.OUTSIDE_HEAP;
+        }
+        return a >= low && a < high ? DanglingReferences.Reason.NO_OBJECT : DanglingReferences.Reason.OUTSIDE_HEAP;
     }
 
     /**

@@ -21,7 +21,7 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 1, little-endian)</h2>
+ * <h2>Layout (format version 2, little-endian; version 1 is read too: it ends before "dangling")</h2>
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
@@ -34,6 +34,9 @@ import dev.heapload.analysis.HeapAnalysis;
  *   roots: int count, then name string, object int
  *   analysis: byte present; if 1: reachable byte[n], distance int[n], retainedBy int[n], rootOf int[n],
  *             immediateDominator int[n], retainedSize long[n]
+ *   dangling (version 2): counts long[3] (per DanglingReferences.Reason), long model references, int missing count k,
+ *             then k (address string, reason byte), int kept count j, then j (object int, missing int, kind string,
+ *             name string, flags byte, incoming byte)
  *   int end magic 0x444E4548, long CRC-32C of all preceding bytes
  * </pre>
  * A string is an int byte length ({@code -1} for {@code null}) followed by UTF-8 bytes. Size on disk is
@@ -46,8 +49,8 @@ public final class HeapSnapshotFile {
 
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
-    /** Format version written by this class; the only one it reads. */
-    public static final int VERSION = 1;
+    /** Format version written by this class; it also reads version 1 (no references to nothing). */
+    public static final int VERSION = 2;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
     private static final int PROGRESS_STEP = 1 << 16;
@@ -145,6 +148,25 @@ public final class HeapSnapshotFile {
             } else {
                 out.putByte((byte) 0);
             }
+            DanglingReferences d = snapshot.danglingReferences();
+            for (long c : d.countColumn()) {
+                out.putLong(c);
+            }
+            out.putLong(d.modelReferences());
+            out.putInt(d.missingCount());
+            for (int i = 0; i < d.missingCount(); i++) {
+                out.putString(d.missingAddressColumn()[i]);
+                out.putByte(d.missingReasonColumn()[i]);
+            }
+            out.putInt(d.keptCount());
+            for (int r = 0; r < d.keptCount(); r++) {
+                out.putInt(d.objectColumn()[r]);
+                out.putInt(d.missingColumn()[r]);
+                out.putString(d.kindColumn()[r]);
+                out.putString(d.nameColumn()[r]);
+                out.putByte(d.flagColumn()[r]);
+                out.putByte((byte) (d.incomingColumn()[r] ? 1 : 0));
+            }
             out.putInt(END_MAGIC);
             out.finish();
             channel.force(true);
@@ -171,7 +193,7 @@ public final class HeapSnapshotFile {
                 throw new IOException(file + ": not a heapload snapshot file (bad magic)");
             }
             int version = in.getInt();
-            if (version != VERSION) {
+            if (version != VERSION && version != 1) {
                 throw new IOException(file + ": snapshot file format version " + version
                     + " is not supported (this build reads version " + VERSION + ")");
             }
@@ -235,12 +257,47 @@ public final class HeapSnapshotFile {
                 analysis = new HeapAnalysis(reachable, in.getInts(n), in.getInts(n), in.getInts(n), in.getInts(n),
                     in.getLongs(n));
             }
+            DanglingReferences dangling = DanglingReferences.NONE;
+            if (version >= 2) {
+                long[] counts = in.getLongs(DanglingReferences.Reason.values().length);
+                long modelReferences = in.getLong();
+                int k = in.getCount();
+                String[] missingAddresses = new String[k];
+                byte[] reasons = new byte[k];
+                for (int i = 0; i < k; i++) {
+                    missingAddresses[i] = in.getString();
+                    reasons[i] = (byte) in.getByte();
+                    if (reasons[i] < 0 || reasons[i] >= DanglingReferences.Reason.values().length) {
+                        throw new IOException(file + ": corrupt snapshot file (reason " + reasons[i] + ")");
+                    }
+                }
+                int j = in.getCount();
+                int[] objects = new int[j];
+                int[] missing = new int[j];
+                String[] keptKinds = new String[j];
+                String[] keptNames = new String[j];
+                byte[] keptFlags = new byte[j];
+                boolean[] incoming = new boolean[j];
+                for (int r = 0; r < j; r++) {
+                    objects[r] = in.getInt();
+                    missing[r] = in.getInt();
+                    keptKinds[r] = in.getString();
+                    keptNames[r] = in.getString();
+                    keptFlags[r] = (byte) in.getByte();
+                    incoming[r] = in.getByte() != 0;
+                    if (objects[r] < 0 || objects[r] >= n || missing[r] < 0 || missing[r] >= k) {
+                        throw new IOException(file + ": corrupt snapshot file (reference to nothing " + r + ")");
+                    }
+                }
+                dangling = new DanglingReferences(counts, modelReferences, missingAddresses, reasons, objects, missing,
+                    keptKinds, keptNames, keptFlags, incoming);
+            }
             if (in.getInt() != END_MAGIC) {
                 throw new IOException(file + ": corrupt snapshot file (no end marker)");
             }
             in.verifyChecksum();
             HeapSnapshot snapshot = new HeapSnapshot(info, typeNames, kinds, names, addresses, addressFormat, opaque,
-                sizes, types, cats, labels, first, targets, refKinds, flags, refNames, roots);
+                sizes, types, cats, labels, first, targets, refKinds, flags, refNames, roots, dangling);
             if (analysis != null) {
                 snapshot.attachAnalysis(analysis);
             }

@@ -27,8 +27,16 @@ final class Catalog {
     static final String FILE = "catalog.properties";
     private static final String FORMAT = "heapload-store-1";
 
-    /** A snapshot in the store: its summary, its file name under {@code snapshots/}, its category count. */
-    record Entry(SnapshotSummary summary, String file, int categoryCount) {
+    /**
+     * A snapshot in the store: its summary, its file name under {@code snapshots/}, its category count, and the number
+     * of {@code Missing} nodes its graph has ({@code --keep-dangling}; property {@code missingCount}, absent = 0).
+     */
+    record Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount) {
+        /** An entry without Missing nodes. */
+        Entry(SnapshotSummary summary, String file, int categoryCount) {
+            this(summary, file, categoryCount, 0);
+        }
+
         String id() {
             return summary.id();
         }
@@ -145,7 +153,8 @@ final class Catalog {
                     Long.parseLong(required(p, k + "objectCount")), Long.parseLong(required(p, k + "referenceCount")),
                     Long.parseLong(required(p, k + "totalBytes")), Long.parseLong(required(p, k + "objectBytes")),
                     Boolean.parseBoolean(required(p, k + "analysed")));
-                entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount"))));
+                entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount")),
+                    Integer.parseInt(p.getProperty(k + "missingCount", "0"))));
             }
             return new Catalog(generation, entries, Integer.parseInt(p.getProperty("graphSchema", "1")));
         } catch (NumberFormatException | DateTimeParseException | NullPointerException e) {
@@ -188,6 +197,9 @@ final class Catalog {
             p.setProperty(k + "analysed", Boolean.toString(s.analysed()));
             p.setProperty(k + "file", e.file());
             p.setProperty(k + "categoryCount", Integer.toString(e.categoryCount()));
+            if (e.missingCount() > 0) {
+                p.setProperty(k + "missingCount", Integer.toString(e.missingCount()));
+            }
         }
         Path tmp = dir.resolve(FILE + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,

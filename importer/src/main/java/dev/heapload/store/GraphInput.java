@@ -60,15 +60,15 @@ final class GraphInput implements Input {
     }
 
     private enum Segment {
-        OBJECTS, SNAPSHOT, CATEGORIES, STATS,
-        REFERENCES, ROOTS, HAS_CATEGORY, HAS_STATS, TOP_RETAINER, CATEGORY_TOP_RETAINER,
+        OBJECTS, SNAPSHOT, CATEGORIES, STATS, MISSING,
+        REFERENCES, MISSING_REFERENCES, ROOTS, HAS_CATEGORY, HAS_STATS, TOP_RETAINER, CATEGORY_TOP_RETAINER,
         DIFF, NEW_OBJECTS, LEAK_GROUPS,
         DIFF_SNAPSHOTS, HAS_NEW_OBJECTS, HAS_LEAK_GROUP, EXAMPLE, GREW
     }
 
     private static final Segment[] NODE_SEGMENTS = {Segment.OBJECTS, Segment.SNAPSHOT, Segment.CATEGORIES,
-        Segment.STATS, Segment.DIFF, Segment.NEW_OBJECTS, Segment.LEAK_GROUPS};
-    private static final Segment[] RELATIONSHIP_SEGMENTS = {Segment.REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY,
+        Segment.STATS, Segment.MISSING, Segment.DIFF, Segment.NEW_OBJECTS, Segment.LEAK_GROUPS};
+    private static final Segment[] RELATIONSHIP_SEGMENTS = {Segment.REFERENCES, Segment.MISSING_REFERENCES, Segment.ROOTS, Segment.HAS_CATEGORY,
         Segment.HAS_STATS, Segment.TOP_RETAINER, Segment.CATEGORY_TOP_RETAINER,
         Segment.DIFF_SNAPSHOTS, Segment.HAS_NEW_OBJECTS, Segment.HAS_LEAK_GROUP, Segment.EXAMPLE, Segment.GREW};
 
@@ -106,7 +106,8 @@ final class GraphInput implements Input {
             nodeBase[i] = base;
             Part p = parts.get(i);
             Catalog.Entry e = p.entry();
-            base += e.summary().objectCount() + 1 + e.categoryCount() + (p.stats() == null ? 0 : p.stats().buckets().size());
+            base += e.summary().objectCount() + 1 + e.categoryCount() + (p.stats() == null ? 0 : p.stats().buckets().size())
+                + e.missingCount();
         }
         for (int i = 0; i < pairs.size(); i++) {
             pairBase[i] = base;
@@ -212,6 +213,9 @@ final class GraphInput implements Input {
         final int[][] categoryTop;
         /** The Snapshot node's {@code loadOrder}. */
         final long loadOrder;
+        /** The node id of the first Missing node (the last nodes of the part's block). */
+        final long missingBase;
+        final dev.heapload.model.DanglingReferences dangling;
 
         Loaded(Part part, long base, long loadOrder) throws IOException {
             this.loadOrder = loadOrder;
@@ -256,6 +260,12 @@ final class GraphInput implements Input {
                 });
             }
             this.categoryTop = top.toArray(int[][]::new);
+            this.dangling = snapshot.danglingReferences();
+            this.missingBase = categoryBase + categories.length + (part.stats() == null ? 0 : part.stats().buckets().size());
+            if (dangling.missingCount() != part.entry().missingCount()) {
+                throw new IOException("snapshot '" + id + "': model has " + dangling.missingCount()
+                    + " missing addresses, the store catalog says " + part.entry().missingCount());
+            }
         }
 
         long count(Segment segment) {
@@ -268,6 +278,8 @@ final class GraphInput implements Input {
                 case STATS, HAS_STATS -> stats == null ? 0 : stats.buckets().size();
                 case TOP_RETAINER -> stats == null ? 0 : stats.topRetainers().length;
                 case CATEGORY_TOP_RETAINER -> categoryTop.length;
+                case MISSING -> dangling.missingCount();
+                case MISSING_REFERENCES -> dangling.keptCount();
                 default -> 0;
             };
         }
@@ -397,6 +409,8 @@ final class GraphInput implements Input {
                     case SNAPSHOT -> snapshot(v);
                     case CATEGORIES -> category(v, i);
                     case REFERENCES -> reference(v, i);
+                    case MISSING -> missing(v, i);
+                    case MISSING_REFERENCES -> missingReference(v, i);
                     case ROOTS -> root(v, i);
                     case HAS_CATEGORY -> hasCategory(v, i);
                     case STATS -> stats(v, i);
@@ -525,11 +539,42 @@ final class GraphInput implements Input {
             if ((flags & HeapSnapshot.EPHEMERON_VALUE) != 0) {
                 v.property("ephemeron", Boolean.TRUE);
             }
+            if (l.kinds[s.referenceKindId(r)].equals("stack")) {
+                String frame = s.referenceFrame(r);
+                if (frame != null) {
+                    v.property("frame", frame);
+                }
+            }
             if ((flags & HeapSnapshot.WEAK_KEY_VALUE) != 0) {
                 v.property("weakKey", Boolean.TRUE);
             }
             if (l.analysis != null && l.analysis.retainedBy()[s.referenceTarget(r)] == r) {
                 v.property(GraphSchema.RETENTION, Boolean.TRUE);
+            }
+            return true;
+        }
+
+        /** A {@code (:Missing {snapshot, address, reason})} node ({@link GraphSchema#MISSING}). */
+        private boolean missing(InputEntityVisitor v, int i) {
+            v.id(l.missingBase + i);
+            v.labels(new String[] {GraphSchema.MISSING});
+            v.property("snapshot", l.id);
+            v.property("address", l.dangling.missingAddress(i));
+            v.property("reason", l.dangling.missingReason(i).text());
+            return true;
+        }
+
+        /** A reference between an object and a Missing node, in the dump's direction. */
+        private boolean missingReference(InputEntityVisitor v, int r) {
+            var d = l.dangling;
+            long object = l.base + d.object(r);
+            long missing = l.missingBase + d.missing(r);
+            v.startId(d.incoming(r) ? missing : object);
+            v.endId(d.incoming(r) ? object : missing);
+            v.type((d.flags(r) & HeapSnapshot.WEAK) != 0 ? GraphSchema.WEAK_REF : GraphSchema.REF);
+            v.property("kind", d.kind(r));
+            if (d.name(r) != null) {
+                v.property("name", d.name(r));
             }
             return true;
         }

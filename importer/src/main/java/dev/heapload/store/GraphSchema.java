@@ -59,13 +59,21 @@ public final class GraphSchema {
      * Version of this schema, recorded in a store's catalog with the graph built from it. A store whose graph was
      * built with another version gets its graph rebuilt from its snapshot files when it is next opened for queries
      * ({@link GraphStore#database()}). History: 1 (absent from the catalog) RETAINED_BY relationships; 2 the
-     * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW.
+     * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW;
+     * 4 {@code frame} on stack-slot REFs and {@code Missing} nodes ({@code --keep-dangling}).
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     public static final String SNAPSHOT = "Snapshot";
     public static final String OBJECT = "Object";
     public static final String CATEGORY = "Category";
+    /**
+     * An address the dump refers to but has no object record for ({@code --keep-dangling}): properties {@code snapshot},
+     * {@code address} (as the dump spelled it), {@code reason} ({@link dev.heapload.model.DanglingReferences.Reason#text});
+     * its references are REF / WEAK_REF with {@code kind} and {@code name} as in the dump, so a snapshot's reference
+     * relationships number as many as the dump's references.
+     */
+    public static final String MISSING = "Missing";
 
     public static final String REF = "REF";
     public static final String WEAK_REF = "WEAK_REF";

@@ -438,7 +438,8 @@ public final class GraphStore implements AutoCloseable {
             snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
             snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
             snapshot.analysis() instanceof HeapAnalysis);
-        return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size());
+        return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size(),
+            snapshot.danglingReferences().missingCount());
     }
 
     /** {@link #delete(String, Progress)} without progress reports. */

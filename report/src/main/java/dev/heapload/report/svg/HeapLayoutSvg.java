@@ -55,6 +55,47 @@ public final class HeapLayoutSvg {
     }
 
     /**
+     * Writes several printed maps into one picture, one under the other (each as {@link #write} draws it, as a nested
+     * {@code <svg>}), e.g. the two maps of a before/after serial log.
+     *
+     * @param titles one heading per map
+     */
+    static void writeAll(List<HeapMap> maps, List<String> titles, Writer out) throws IOException {
+        if (maps.size() == 1) {
+            write(maps.get(0), null, titles.get(0), out);
+            return;
+        }
+        int width = 2 * MARGIN + PER_ROW * CELL + 220;
+        int total = 0;
+        for (HeapMap m : maps) {
+            total += height(m);
+        }
+        out.write("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+        out.write(String.format(Locale.ROOT, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+            + "height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, total, width, total));
+        int y = 0;
+        for (int i = 0; i < maps.size(); i++) {
+            java.io.StringWriter one = new java.io.StringWriter();
+            write(maps.get(i), null, titles.get(i), one);
+            String text = one.toString();
+            text = text.substring(text.indexOf("<svg"));
+            // the nested picture at its place: <svg x="0" y="Y" …>
+            out.write("<svg x=\"0\" y=\"" + y + "\"" + text.substring("<svg".length()));
+            y += height(maps.get(i));
+        }
+        out.write("</svg>\n");
+    }
+
+    /** The height in pixels of the picture of one map. */
+    private static int height(HeapMap map) {
+        int height = MARGIN + HEADER * 2;
+        for (HeapMap.Area a : map.areas()) {
+            height += HEADER + (a.blocks() + PER_ROW - 1) / PER_ROW * CELL + MARGIN;
+        }
+        return height;
+    }
+
+    /**
      * Writes the picture.
      *
      * @param map         the heap map
@@ -69,10 +110,7 @@ public final class HeapLayoutSvg {
                 byKey.put(((long) a.area() << 32) | a.block(), a);
             }
         }
-        int height = MARGIN + HEADER * 2;
-        for (HeapMap.Area a : map.areas()) {
-            height += HEADER + (a.blocks() + PER_ROW - 1) / PER_ROW * CELL + MARGIN;
-        }
+        int height = height(map);
         int width = 2 * MARGIN + PER_ROW * CELL + 220;
         out.write("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
         out.write(String.format(Locale.ROOT, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "

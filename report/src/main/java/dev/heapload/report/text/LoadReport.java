@@ -45,6 +45,10 @@ public final class LoadReport {
         out.printf(Locale.ROOT, "  objects     %,d (%,d bytes shallow)%n", n, s.totalShallowBytes());
         out.printf(Locale.ROOT, "  references  %,d (%,d strong, %,d weak)%n", s.referenceCount(),
             s.referenceCount() - weak, weak);
+        String dangling = s.danglingReferences().summaryLine();
+        if (dangling != null) {
+            out.println("  " + dangling);
+        }
         if (info.vmTotalBytes() >= 0 && "micropython".equals(info.vm())) {
             out.printf(Locale.ROOT, "  GC used     %,d bytes (gc_info: head and tail blocks of all allocations)%n",
                 info.vmTotalBytes());

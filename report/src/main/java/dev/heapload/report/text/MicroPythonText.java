@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
+import dev.heapload.micropython.FreeRuns;
 import dev.heapload.micropython.GcFigures;
 import dev.heapload.micropython.GcHeapArea;
 import dev.heapload.micropython.HeapMap;
@@ -45,15 +46,29 @@ public final class MicroPythonText {
                 a.poolStart(), a.poolEnd(), a.blocks(), a.atbStart(), a.atbLength());
         }
         figures(map.figures(), out);
+        freeRuns(map, out);
         if (d.finaliserBlocks() > 0 || d.weakTableBlocks() > 0) {
             out.printf(Locale.ROOT, "  blocks with a finaliser: %,d; with a weak reference: %,d%n", d.finaliserBlocks(),
                 d.weakTableBlocks());
         }
         out.printf(Locale.ROOT, "  not GC edges: %,d interior pointers; not roots (the GC does not scan them): %s%n",
             d.interiorPointers().size(), d.staticNonRootRefs().isEmpty() ? "none" : SafeText.visible(String.join(", ", d.staticNonRootRefs())));
+        long[] nr = d.notReferences();
+        out.printf(Locale.ROOT, "  pointer-like words that are not references: %,d out of RAM, %,d into free blocks, "
+            + "%,d at ram_start, %,d at _estack%n", nr[0], nr[1], nr[2], nr[3]);
         if (d.stackRange() != null) {
             out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
                 d.stackRange()[1] - d.stackRange()[0]);
+        }
+    }
+
+    /**
+     * The fragmentation ratio (1 - largest free run / free bytes), the isolated 1-block allocations and the free-run
+     * length histogram ({@link FreeRuns}), each line indented by two spaces.
+     */
+    public static void freeRuns(HeapMap map, PrintStream out) {
+        for (String line : FreeRuns.of(map).text(map.bytesPerBlock()).split("\n")) {
+            out.println("  " + line);
         }
     }
 
