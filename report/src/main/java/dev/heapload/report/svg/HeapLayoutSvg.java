@@ -60,7 +60,7 @@ public final class HeapLayoutSvg {
      *
      * @param titles one heading per map
      */
-    static void writeAll(List<HeapMap> maps, List<String> titles, Writer out) throws IOException {
+    public static void writeAll(List<HeapMap> maps, List<String> titles, Writer out) throws IOException {
         if (maps.size() == 1) {
             write(maps.get(0), null, titles.get(0), out);
             return;
