@@ -65,6 +65,12 @@ public final class HeapLoad implements Callable<Integer> {
             + "Lua literal), micropython (a regions.json of RAM images). Default: detected per file.")
     String format;
 
+    @Option(names = "--trust-sizes",
+        description = "Keep object sizes that cannot be true (larger than the VM's own total, or a Luau size printed "
+            + "negative) in retained sizes, rankings, leak groups and gates; by default they count as 0 bytes and are "
+            + "listed in the summary.")
+    boolean trustSizes;
+
     @CommandLine.Mixin
     BoltOptions bolt = new BoltOptions();
 
@@ -247,6 +253,9 @@ public final class HeapLoad implements Callable<Integer> {
         List<HeapSnapshot> snapshots = new java.util.ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
             HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
+            if (!trustSizes) {
+                snapshot = dev.heapload.model.SuspectSizes.exclude(snapshot);
+            }
             HeapAnalyzer.analyze(snapshot, bars);
             snapshots.add(snapshot);
         }

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.SafeText;
 
 /**
  * The HTML form of a {@link LeakReport}: one self-contained page (inline CSS and SVG; no external scripts, fonts,
@@ -157,7 +158,7 @@ final class ReportHtml {
                 b.append("<div class=\"group\"><h3><span class=\"tag resolved\">resolved</span> ").append(h(g.name()))
                     .append(" <span class=\"fp\">").append(h(g.fingerprint())).append("</span></h3>").append(h(String.format(Locale.ROOT,
                         "previously %,d objects, %,d new bytes, %,d retained bytes", g.objects(), g.newBytes(), g.retainedBytes())))
-                    .append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre></div>\n");
+                    .append("<pre class=\"path\">").append(lines(g.path())).append("</pre></div>\n");
             }
         }
     }
@@ -184,7 +185,7 @@ final class ReportHtml {
             if (!g.brokenGates().isEmpty()) {
                 b.append("<p>breaks: <code>").append(h(String.join(", ", g.brokenGates()))).append("</code></p>\n");
             }
-            b.append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre></div>\n");
+            b.append("<pre class=\"path\">").append(lines(g.path())).append("</pre></div>\n");
         }
     }
 
@@ -236,6 +237,11 @@ final class ReportHtml {
             return s.toString();
         }
         return String.valueOf(v);
+    }
+
+    /** Path lines, each escaped on one line of its own (a newline inside a name cannot start another), joined by LF. */
+    private static String lines(List<String> lines) {
+        return String.join("\n", lines.stream().map(l -> SafeText.xml(l, false)).toList());
     }
 
     private static String h(String s) {

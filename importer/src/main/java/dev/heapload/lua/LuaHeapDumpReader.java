@@ -51,7 +51,9 @@ import dev.heapload.model.SnapshotInfo;
  * <ul>
  *   <li>table: {@code metatable} → [metatable]; each {@code pairs} entry {@code [k, v]}: a key that is an
  *       object → [key], then a value that is an object → [value], named by the key: a string key's text,
- *       other keys in brackets ({@code [1]}, {@code [3.5]}, {@code [true]}, {@code [0x55…]});</li>
+ *       other keys in brackets ({@code [1]}, {@code [3.5]}, {@code [true]}, {@code [0x55…]}), with the key's type
+ *       ({@link HeapSnapshot#keyType}: string, number, boolean, object, other) so the string key {@code "[1]"}
+ *       and the number key {@code 1} stay apart;</li>
  *   <li>function: {@code env} → [env] (5.1, LuaJIT), {@code upvalues} → [upvalue] named by the upvalue's
  *       name ({@code ""} of C upvalues: no name);</li>
  *   <li>thread: {@code env} → [env]; per frame: {@code func} → [frame-function] named {@code source:line},
@@ -433,6 +435,7 @@ public final class LuaHeapDumpReader {
                 JsonToken kt = p.nextToken();
                 int key = -1;
                 int name;
+                int keyType;
                 boolean collectableKey = false;
                 if (kt == JsonToken.VALUE_STRING) {
                     key = object(p.getText());
@@ -440,12 +443,17 @@ public final class LuaHeapDumpReader {
                     collectableKey = !str;
                     ref(key, kKey, HeapSnapshot.NO_NAME, weakKeys && !str ? HeapSnapshot.WEAK : 0);
                     name = str ? HeapSnapshotBuilder.nameFromObject(key) : b.name("[" + p.getText() + "]");
+                    keyType = str ? HeapSnapshot.KEY_STRING : HeapSnapshot.KEY_OBJECT;
                 } else if (kt == JsonToken.START_OBJECT) {
                     name = b.name("[" + specialText() + "]");
+                    keyType = HeapSnapshot.KEY_OTHER;
                 } else if (kt == JsonToken.END_ARRAY) {
                     throw error("a \"pairs\" entry is empty");
                 } else {
                     name = b.name("[" + p.getText() + "]");
+                    keyType = kt == JsonToken.VALUE_TRUE || kt == JsonToken.VALUE_FALSE ? HeapSnapshot.KEY_BOOLEAN
+                        : kt == JsonToken.VALUE_NUMBER_INT || kt == JsonToken.VALUE_NUMBER_FLOAT ? HeapSnapshot.KEY_NUMBER
+                        : HeapSnapshot.KEY_OTHER;
                 }
                 JsonToken vt = p.nextToken();
                 if (vt == JsonToken.VALUE_STRING) {
@@ -458,7 +466,7 @@ public final class LuaHeapDumpReader {
                             flag = ephemerons ? HeapSnapshot.EPHEMERON_VALUE : HeapSnapshot.WEAK_KEY_VALUE;
                         }
                     }
-                    ref(target, kValue, name, flag);
+                    ref(target, kValue, name, flag | HeapSnapshot.keyTypeFlag(keyType));
                 } else if (vt == JsonToken.START_OBJECT || vt == JsonToken.START_ARRAY) {
                     p.skipChildren();
                 } else if (vt == JsonToken.END_ARRAY) {

@@ -68,7 +68,8 @@ import dev.heapload.model.SnapshotInfo;
  *       [member-name], {@code staticmembers} → [static-member], {@code instancemetatable} →
  *       [instance-metatable], {@code memberstooffset} → [members-to-offset]. {@code null} elements
  *       (non-GC values) make no reference.</li>
- *   <li><b>Reference names</b>: a table value under a string key is named by that string's text; a
+ *   <li><b>Reference names</b>: a table value under a string key is named by that string's text (key type
+ *       {@link HeapSnapshot#KEY_STRING}; values under other keys have no name); a
  *       stack slot by its {@code stacknames} entry, verbatim ({@code frame:@main.luau:5:handleRequest},
  *       a local's name; {@code null} = no name); the upvalues of a Lua closure by its proto's
  *       {@code source} (as Luau's tools/heapgraph.py groups them, spec §9). Other references have no
@@ -855,6 +856,7 @@ public final class LuauDumpReader {
                     continue;
                 }
                 b.setReferenceName(r, HeapSnapshotBuilder.nameFromObject(key));
+                b.addFlags(r, HeapSnapshot.keyTypeFlag(HeapSnapshot.KEY_STRING));
                 if ("__mode".equals(b.label(key))) {
                     int value = b.referenceTarget(r);
                     int mode = isString(value) ? mode(b.label(value)) : 0;
