@@ -65,6 +65,14 @@ public final class HeapLoad implements Callable<Integer> {
             + "Lua literal), micropython (a regions.json of RAM images). Default: detected per file.")
     String format;
 
+    @Option(names = "--producer", paramLabel = "NAME",
+        description = "The program that wrote the dumps, recorded on their Snapshot nodes (replaces what a dump says).")
+    String producer;
+
+    @Option(names = "--vm-version", paramLabel = "VERSION",
+        description = "The VM's version, recorded on the Snapshot nodes (Luau dumps do not say it).")
+    String vmVersion;
+
     @Option(names = "--trust-sizes",
         description = "Keep object sizes that cannot be true (larger than the VM's own total, or a Luau size printed "
             + "negative) in retained sizes, rankings, leak groups and gates; by default they count as 0 bytes and are "
@@ -255,6 +263,9 @@ public final class HeapLoad implements Callable<Integer> {
             HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format);
             if (!trustSizes) {
                 snapshot = dev.heapload.model.SuspectSizes.exclude(snapshot);
+            }
+            if (producer != null || vmVersion != null) {
+                snapshot = snapshot.withInfo(snapshot.info().withProducer(producer, vmVersion));
             }
             HeapAnalyzer.analyze(snapshot, bars);
             snapshots.add(snapshot);

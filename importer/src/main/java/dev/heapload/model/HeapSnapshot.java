@@ -136,6 +136,15 @@ public final class HeapSnapshot {
         return info;
     }
 
+    /**
+     * This snapshot with other metadata (e.g. {@link SnapshotInfo#withProducer}); the columns are shared, not copied.
+     * Call before the analysis is attached (it is not carried over).
+     */
+    public HeapSnapshot withInfo(SnapshotInfo newInfo) {
+        return new HeapSnapshot(newInfo, typeNames, referenceKinds, names, addresses, addressFormat, opaqueAddresses,
+            sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames, roots);
+    }
+
     /** Number of objects (ids are {@code 0 .. objectCount()-1}). */
     public int objectCount() {
         return sizes.length;

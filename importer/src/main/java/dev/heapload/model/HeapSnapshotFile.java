@@ -21,11 +21,12 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 1, little-endian)</h2>
+ * <h2>Layout (format version 2, little-endian)</h2>
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
- *         categories (int count, then id int, name string, bytes long), warnings (int count, strings)
+ *         categories (int count, then id int, name string, bytes long), warnings (int count, strings),
+ *         producer, vmVersion (strings; absent in version 1, read as null)
  *   tables: typeNames, referenceKinds, names (int count, then strings)
  *   int objectCount n, int referenceCount m, byte addressFormat ordinal
  *   columns: addresses long[n], opaque addresses (byte present; if 1: n strings), sizes long[n],
@@ -46,8 +47,8 @@ public final class HeapSnapshotFile {
 
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
-    /** Format version written by this class; the only one it reads. */
-    public static final int VERSION = 1;
+    /** Format version written by this class; it also reads version 1 (no producer and VM version). */
+    public static final int VERSION = 2;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
     private static final int PROGRESS_STEP = 1 << 16;
@@ -90,6 +91,8 @@ public final class HeapSnapshotFile {
                 out.putLong(c.bytes());
             }
             out.putStrings(info.warnings().toArray(String[]::new));
+            out.putString(info.producer());
+            out.putString(info.vmVersion());
 
             out.putStrings(snapshot.typeNames().toArray(String[]::new));
             out.putStrings(snapshot.referenceKinds().toArray(String[]::new));
@@ -171,7 +174,7 @@ public final class HeapSnapshotFile {
                 throw new IOException(file + ": not a heapload snapshot file (bad magic)");
             }
             int version = in.getInt();
-            if (version != VERSION) {
+            if (version != VERSION && version != 1) {
                 throw new IOException(file + ": snapshot file format version " + version
                     + " is not supported (this build reads version " + VERSION + ")");
             }
@@ -187,7 +190,10 @@ public final class HeapSnapshotFile {
                 categories.put(cid, new MemoryCategory(cid, in.getString(), in.getLong()));
             }
             List<String> warnings = List.of(nonNull(in.getStrings()));
-            SnapshotInfo info = new SnapshotInfo(id, vm, source, sha256, vmTotalBytes, categories, warnings);
+            String producer = version >= 2 ? in.getString() : null;
+            String vmVersion = version >= 2 ? in.getString() : null;
+            SnapshotInfo info = new SnapshotInfo(id, vm, source, sha256, vmTotalBytes, categories, warnings, producer,
+                vmVersion);
 
             String[] typeNames = in.getStrings();
             String[] kinds = in.getStrings();

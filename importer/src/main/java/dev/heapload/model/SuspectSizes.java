@@ -91,8 +91,7 @@ public final class SuspectSizes {
         SnapshotInfo info = s.info();
         List<String> warnings = new ArrayList<>(info.warnings());
         warnings.add(w.toString());
-        SnapshotInfo out = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
-            info.categories(), warnings);
+        SnapshotInfo out = info.withWarnings(warnings);
         return new HeapSnapshot(out, s.typeNames().toArray(String[]::new), s.referenceKinds().toArray(String[]::new),
             s.nameTable(), s.addressColumn(), s.addressFormat(), s.opaqueAddressColumn(), sizes, s.typeColumn(),
             s.categoryColumn(), s.labelColumn(), s.firstReferenceColumn(), s.referenceTargetColumn(),

@@ -487,6 +487,12 @@ final class GraphInput implements Input {
             if (s.sha256() != null) {
                 v.property("sha256", s.sha256());
             }
+            if (s.producer() != null) {
+                v.property("producer", s.producer());
+            }
+            if (s.vmVersion() != null) {
+                v.property("vmVersion", s.vmVersion());
+            }
             v.property("loadedAt", s.loadedAt().atZone(ZoneOffset.UTC));
             v.property("loadOrder", l.loadOrder);
             v.property("objectCount", s.objectCount());

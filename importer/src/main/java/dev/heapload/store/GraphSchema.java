@@ -6,7 +6,8 @@ import java.util.Locale;
  * Names of the graph schema {@link GraphStore} writes: the project's public contract for queries.
  *
  * <pre>
- * (:Snapshot {id, vm, source, sha256, loadedAt, loadOrder, objectCount, referenceCount, totalBytes, objectBytes})
+ * (:Snapshot {id, vm, vmVersion, producer, source, sha256, loadedAt, loadOrder, objectCount, referenceCount,
+ *             totalBytes, objectBytes})
  * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
  *                        reachable, distance, retainedSize, dominator, rootName})
  * (:Object)-[:REF {kind, name, keyType, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
@@ -28,6 +29,9 @@ import java.util.Locale;
  *       snapshot keeps its place) in the embedded store; over Bolt ({@link RemoteGraphStore}) one more than the
  *       largest on the server when the load started. Absent on Snapshot nodes written before it existed (order
  *       those by {@code loadedAt}, then id, before the others).</li>
+ *   <li>{@code producer} (the program that wrote the dump, e.g. {@code heapload heapdump.lua}) and {@code vmVersion}
+ *       (e.g. {@code Lua 5.4}) on a Snapshot when the dump says them or the load was given {@code --producer} /
+ *       {@code --vm-version} (Luau dumps say neither); absent otherwise.</li>
  *   <li>{@code keyType} (on a reference that has a {@code name}): what the name is: {@code string}, {@code number},
  *       {@code boolean}, {@code object} (a collectable key other than a string), {@code other} (NaN, a light
  *       userdata) for a table key, {@code name} for a name that is no table key (a field, local, upvalue, stack

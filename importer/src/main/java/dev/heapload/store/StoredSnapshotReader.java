@@ -136,7 +136,7 @@ final class StoredSnapshotReader {
             }
             // every builder id is defined (checked above), so build() keeps the ids
             HeapSnapshot s = builder.build(new SnapshotInfo(id, summary.vm(), summary.source(), summary.sha256(),
-                summary.totalBytes(), Map.of(), List.of()));
+                summary.totalBytes(), Map.of(), List.of(), summary.producer(), summary.vmVersion()));
             s.attachAnalysis(analysis(s, names, reachable, distance, retainedSize, holder, holderKind, holderName, rootName));
             return new Stored(s, elementIds, snapshotElementId);
         };
