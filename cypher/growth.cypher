@@ -6,7 +6,8 @@
 // columns: address, type, category, label, sizeBefore, sizeAfter, sizeGrowth, refsBefore, refsAfter, refsGrowth, path
 //
 // "Present in both": same address, type and memory category (and size, for strings). refs: outgoing REF
-// (strong references). Ordered by sizeGrowth, then refsGrowth. path: retention path in the target, root first.
+// (strong references). Ordered by sizeGrowth, then refsGrowth. path: retention path in the target, root first
+// (names as in largest-retainers; as data: g.pathNames, g.pathKinds, g.pathKeyTypes, g.pathTypes).
 // Reads the pair's GREW relationships (the 1000 largest growths, ranked at load time, each with the object's
 // retention path in the target, precomputed): top is at most 1000.
 MATCH (:Diff {baseline: $baseline, target: $target})-[g:GREW]->(t:Object)

@@ -2,16 +2,20 @@
 // description: The new, reachable objects of the target grouped by the retention path of their topmost new ancestor.
 // param: baseline string
 // param: target string
-// columns: objects, newBytes, retainedBytes, heads, headType, path
+// columns: objects, newBytes, retainedBytes, heads, headType, path, pathNames, pathKinds, pathKeyTypes, pathTypes
 //
 // new: no object of the baseline has the same address, type and memory category (and size, for strings).
 // Each new reachable object walks up its retention path while the parent is new; the last new object is its
 // group's head (its parent is old, or it is a root). Heads with the same retention path and type form one group:
 // objects and newBytes count every new object under them (shallow bytes), retainedBytes sums the heads' retained
 // sizes, heads counts them. path: one line per hop from the root: the root's name and type, then the
-// reference's name or [kind] and the type of the object holding it. Groups are computed at load time for every
+// reference's name or [kind] and the type of the object holding it (a string key that is empty or starts with [ or
+// " in double quotes). The path as data, one element per hop: pathNames ("" when none), pathKinds (root for the
+// first), pathKeyTypes (string, number, boolean, object, other; name for a field or local; "" when no name) and
+// pathTypes (the holder's type; the root object's type for the first). Groups are computed at load time for every
 // ordered pair of snapshots in the store (LeakGroup nodes, ranked by newBytes, objects, headType, path).
 MATCH (:Diff {baseline: $baseline, target: $target})-[:HAS_LEAK_GROUP]->(g:LeakGroup)
 RETURN g.objects AS objects, g.newBytes AS newBytes, g.retainedBytes AS retainedBytes, g.heads AS heads,
-       g.headType AS headType, g.path AS path
+       g.headType AS headType, g.path AS path, g.pathNames AS pathNames, g.pathKinds AS pathKinds,
+       g.pathKeyTypes AS pathKeyTypes, g.pathTypes AS pathTypes
 ORDER BY g.rank

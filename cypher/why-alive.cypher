@@ -5,7 +5,9 @@
 // columns: chain, step, address, type, label, via, size, retainedSize
 //
 // chain 'retention': step 0 is the root, via the root's name; each later step is the object the previous one
-// references, via that reference's name or [kind] (a stack slot: then ' in frame F', the frame holding it); the last step is the object itself. Absent when the object
+// references, via that reference's name or [kind] (a string key that is empty or starts with [ or " in double
+// quotes, so the string key "[1]" never reads like the number key [1]; a stack slot: then ' in frame F', the frame
+// holding it); the last step is the object itself. Absent when the object
 // is unreachable. chain 'dominator': step 0 is the object, then its immediate dominator, and so on up to an
 // object the super-root dominates. An address no object of the snapshot has is refused before the query runs
 // (heapload query: one line, exit 1).
@@ -25,7 +27,11 @@ CALL (o, p) {
   UNWIND range(0, size(ns) - 1) AS i
   RETURN 0 AS ord, 'retention' AS chain, i AS step, ns[i] AS n,
          CASE WHEN i = 0 THEN 'root ' + ns[0].rootName
-              ELSE coalesce(rels[i - 1].name, '[' + rels[i - 1].kind + ']')
+              ELSE CASE WHEN rels[i - 1].name IS NULL THEN '[' + rels[i - 1].kind + ']'
+                        WHEN rels[i - 1].keyType = 'string' AND (rels[i - 1].name = '' OR rels[i - 1].name STARTS WITH '['
+                                                               OR rels[i - 1].name STARTS WITH '"')
+                             THEN '"' + rels[i - 1].name + '"'
+                        ELSE rels[i - 1].name END
                    + CASE WHEN rels[i - 1].frame IS NULL THEN '' ELSE ' in frame ' + rels[i - 1].frame END END AS via
   UNION ALL
   // every dominator of o lies on its retention path: walk the path from o towards the root, keeping each

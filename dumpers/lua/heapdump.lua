@@ -424,6 +424,7 @@ function M._dump(path, options, stack)
       out(",\"what\":"); out(jstr(info.what)); out(",\"source\":"); out(jstr(info.short_src or "?"))
       out(",\"linedefined\":"); out(info.linedefined or -1)
       out(",\"lastlinedefined\":"); out(info.lastlinedefined or -1)
+      out(",\"nups\":"); out(nups)
       if env ~= nil then out(",\"env\":"); out(val(env)) end
       out(",\"upvalues\":[")
       for i = 1, nups do

@@ -91,6 +91,20 @@ public final class HeapLoad implements Callable<Integer> {
         description = "The share of references to nothing above which a load fails (default: ${DEFAULT-VALUE} %%).")
     double maxDangling;
 
+    @Option(names = "--producer", paramLabel = "NAME",
+        description = "The program that wrote the dumps, recorded on their Snapshot nodes (replaces what a dump says).")
+    String producer;
+
+    @Option(names = "--vm-version", paramLabel = "VERSION",
+        description = "The VM's version, recorded on the Snapshot nodes (Luau dumps do not say it).")
+    String vmVersion;
+
+    @Option(names = "--trust-sizes",
+        description = "Keep object sizes that cannot be true (larger than the VM's own total, or a Luau size printed "
+            + "negative) in retained sizes, rankings, leak groups and gates; by default they count as 0 bytes and are "
+            + "listed in the summary.")
+    boolean trustSizes;
+
     @CommandLine.Mixin
     BoltOptions bolt = new BoltOptions();
 
@@ -279,6 +293,12 @@ public final class HeapLoad implements Callable<Integer> {
         for (int i = 0; i < files.size(); i++) {
             HeapSnapshot snapshot = DumpReaders.read(files.get(i), ids.get(i), bars, format, keepDangling);
             requireFewDangling(snapshot, files.get(i));
+            if (!trustSizes) {
+                snapshot = dev.heapload.model.SuspectSizes.exclude(snapshot);
+            }
+            if (producer != null || vmVersion != null) {
+                snapshot = snapshot.withInfo(snapshot.info().withProducer(producer, vmVersion));
+            }
             HeapAnalyzer.analyze(snapshot, bars);
             snapshots.add(snapshot);
         }

@@ -85,6 +85,11 @@ final class ReportCommand implements Callable<Integer> {
         description = "Formats to write: html, md, json, junit (default: ${DEFAULT-VALUE}).")
     List<String> formats;
 
+    @Option(names = "--trust-sizes",
+        description = "For dumps loaded here: keep object sizes that cannot be true (larger than the VM's own total, or "
+            + "a Luau size printed negative) in rankings and gates; by default they count as 0 bytes.")
+    boolean trustSizes;
+
     @Option(names = "--report", paramLabel = "FILE", description = "Report definition file (default: the built-in nightly report).")
     Path reportFile;
 
@@ -289,6 +294,9 @@ final class ReportCommand implements Callable<Integer> {
             taken.add(id);
             TerminalProgress bars = TerminalProgress.forOption(null);
             HeapSnapshot snapshot = DumpReaders.read(dump, id, bars);
+            if (!trustSizes) {
+                snapshot = dev.heapload.model.SuspectSizes.exclude(snapshot);
+            }
             HeapAnalyzer.analyze(snapshot, bars);
             bars.end();
             toLoad.add(snapshot);

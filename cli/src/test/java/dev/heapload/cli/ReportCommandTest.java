@@ -383,8 +383,21 @@ class ReportCommandTest {
             LeakFingerprint.of("table", List.of("root registry (table)", "widget_3 in table", "0x7f00 in table")));
         assertFalse(LeakFingerprint.of("table", List.of("root registry (table)", "a in table"))
             .equals(LeakFingerprint.of("string", List.of("root registry (table)", "a in table"))));
-        assertEquals(List.of("registry", "_MODULES", "a in b"),
-            LeakFingerprint.segments(List.of("root registry (table)", "_MODULES in table", "a in b in table")));
+        // segments come from the hops, never from splitting lines: " in ", a newline or a "root" line stay in one
+        List<dev.heapload.analysis.PathHop> hops = List.of(
+            new dev.heapload.analysis.PathHop("registry", "root", "name", "table"),
+            new dev.heapload.analysis.PathHop("_MODULES", "value", "string", "table"),
+            new dev.heapload.analysis.PathHop("a in b\nroot registry (table)", "value", "string", "table"),
+            new dev.heapload.analysis.PathHop("[1]", "value", "string", "table"),
+            new dev.heapload.analysis.PathHop("[1]", "value", "number", "table"),
+            new dev.heapload.analysis.PathHop(null, "array", "", "table"));
+        assertEquals(List.of("registry", "_MODULES", "a in b\\nroot registry (table)", "\"[1]\"", "[1]", "[array]"),
+            LeakFingerprint.segments(hops));
+        assertEquals(List.of("root registry (table)", "_MODULES in table", "a in b\\nroot registry (table) in table",
+            "\"[1]\" in table", "[1] in table", "[array] in table"), LeakFingerprint.lines(hops));
+        // plain names: the fingerprint of the lines earlier versions stored
+        assertEquals(LeakFingerprint.of("table", List.of("root registry (table)", "_MODULES in table", "[array] in table")),
+            LeakFingerprint.ofHops("table", List.of(hops.get(0), hops.get(1), hops.get(5))));
     }
 
     @Test

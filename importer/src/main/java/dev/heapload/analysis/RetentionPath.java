@@ -19,29 +19,51 @@ public final class RetentionPath {
     }
 
     /**
-     * The path of object {@code o} from its root, e.g. {@code [registry, _MODULES, EventBus, handlers, [array]]}.
+     * The path of object {@code o} from its root as hops ({@link PathHop}: hop 0 the root, then one per reference).
      *
-     * @return the names, root first; {@code null} when {@code o} is unreachable or its root has no name
+     * @return the hops, root first; {@code null} when {@code o} is unreachable or its root has no name
      */
-    public static List<String> names(HeapSnapshot s, HeapAnalysis a, int o) {
+    public static List<PathHop> hops(HeapSnapshot s, HeapAnalysis a, int o) {
         if (!a.reachable()[o]) {
             return null;
         }
-        List<String> hops = new ArrayList<>();
+        List<PathHop> hops = new ArrayList<>();
         int x = o;
         for (int r = a.retainedBy()[x]; r >= 0; r = a.retainedBy()[x]) {
-            String name = s.referenceName(r);
-            String frame = s.referenceFrame(r);
-            hops.add((name != null ? name : "[" + s.referenceKind(r) + "]") + (frame != null ? " in frame " + frame : ""));
             x = s.referenceSource(r);
+            hops.add(PathHop.of(s, r, x));
         }
         int root = a.rootOf()[x];
         String rootName = root >= 0 ? s.roots().get(root).name() : null;
         if (rootName == null) {
             return null;
         }
-        hops.add(rootName);
+        hops.add(PathHop.root(s, rootName, x));
         Collections.reverse(hops);
         return List.copyOf(hops);
+    }
+
+    /**
+     * The path of object {@code o} from its root as display names ({@link PathHop#displayName}), e.g.
+     * {@code [registry, _MODULES, EventBus, handlers, [array]]}.
+     *
+     * @return the names, root first; {@code null} when {@code o} is unreachable or its root has no name
+     */
+    public static List<String> names(HeapSnapshot s, HeapAnalysis a, int o) {
+        List<PathHop> hops = hops(s, a, o);
+        return hops == null ? null : names(hops);
+    }
+
+    /**
+     * The display names of hops: the root's name, then {@link PathHop#displayName} per hop, followed by
+     * {@code in frame F} for a stack slot.
+     */
+    public static List<String> names(List<PathHop> hops) {
+        List<String> names = new ArrayList<>(hops.size());
+        for (PathHop h : hops) {
+            names.add(PathHop.ROOT_KIND.equals(h.kind()) ? h.name()
+                : h.displayName() + (h.frame() != null ? " in frame " + h.frame() : ""));
+        }
+        return List.copyOf(names);
     }
 }

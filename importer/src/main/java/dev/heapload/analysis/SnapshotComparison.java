@@ -20,9 +20,10 @@ import dev.heapload.model.HeapSnapshot;
  *
  * <p>Leak groups: every new, reachable object of the target walks up its retention path while the parent is
  * new too; the last new object on the way is its <em>head</em> (its parent is old, or it is a root). Heads
- * with the same retention path and type form one group. The path is one line per hop from the root:
- * {@code root NAME (TYPE)}, then per hop the reference's name (or {@code [kind]}) and the type of the object
- * holding it, {@code NAME in TYPE}. This is the leak trace of LeakCanary-style tools, over the retention
+ * with the same retention path and type form one group. The path is a list of hops ({@link PathHop}: name, kind,
+ * key type, holder type), shown one line per hop from the root: {@code root NAME (TYPE)}, then per hop the
+ * reference's name (or {@code [kind]}) and the type of the object holding it, {@code NAME in TYPE}
+ * ({@link PathHop#line}). This is the leak trace of LeakCanary-style tools, over the retention
  * paths of {@link Reachability}. Heads that one table holds under {@link #MAP_KEYS} or more distinct names (the
  * entries of a map keyed by URL or id) form one group, with that hop shown as {@code [kind]}.
  *
@@ -84,11 +85,25 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      * @param retainedBytes sum of the heads' retained sizes, bytes
      * @param heads         number of heads
      * @param headType      the heads' type
-     * @param path          retention path lines, root first
+     * @param hops          retention path as hops, root first
      * @param example       target object id of the head with the largest retained size (ties: lowest address)
      */
     public record LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
-                            List<String> path, int example) {
+                            List<PathHop> hops, int example) {
+
+        /** The retention path as leak-trace lines ({@link PathHop#line}), root first. */
+        public List<String> path() {
+            return lines(hops);
+        }
+    }
+
+    /** Hops as leak-trace lines ({@link PathHop#line}). */
+    public static List<String> lines(List<PathHop> hops) {
+        List<String> lines = new ArrayList<>(hops.size());
+        for (PathHop h : hops) {
+            lines.add(h.line());
+        }
+        return List.copyOf(lines);
     }
 
     /**
@@ -99,10 +114,11 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      * @param sizeAfter  shallow size in the target, bytes
      * @param refsBefore strong outgoing references in the baseline
      * @param refsAfter  strong outgoing references in the target
-     * @param path       the object's retention path in the target as names ({@link RetentionPath#names}), or
+     * @param path       the object's retention path in the target as hops ({@link RetentionPath#hops}), or
      *                   {@code null} (unreachable, or the target has no analysis)
      */
-    public record Growth(int target, long sizeBefore, long sizeAfter, long refsBefore, long refsAfter, List<String> path) {
+    public record Growth(int target, long sizeBefore, long sizeAfter, long refsBefore, long refsAfter,
+                         List<PathHop> path) {
     }
 
     /**
@@ -265,19 +281,21 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                     .add(target.referenceName(retainedBy[h]));
             }
         }
-        Map<List<String>, long[]> groups = new HashMap<>();
-        Map<List<String>, Integer> examples = new HashMap<>();
+        Map<List<PathHop>, long[]> groups = new HashMap<>();
+        Map<List<PathHop>, Integer> examples = new HashMap<>();
         long[] retained = analysis.retainedSize();
         for (int h = 0; h < n; h++) {
             if (headOf[h] != h) {
                 continue;
             }
-            List<String> key = new ArrayList<>(path(target, analysis, parent, h));
+            List<PathHop> hops = new ArrayList<>(path(target, analysis, parent, h));
             if (parent[h] >= 0 && target.referenceName(retainedBy[h]) != null
                 && namesByHolder.get(holderKey(target, parent[h], retainedBy[h], h)).size() >= MAP_KEYS) {
-                key.set(key.size() - 1, "[" + target.referenceKind(retainedBy[h]) + "] in " + target.type(parent[h]));
+                hops.set(hops.size() - 1, hops.get(hops.size() - 1).folded());
             }
-            key.add(target.type(h));
+            // the head's type closes the key: a hop of its own kind, never shown
+            hops.add(new PathHop(null, HEAD, "", target.type(h)));
+            List<PathHop> key = List.copyOf(hops);
             long[] g = groups.computeIfAbsent(key, k -> new long[4]);
             g[0] += members[h];
             g[1] = ByteSums.add(g[1], memberBytes[h]);
@@ -290,8 +308,8 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             }
         }
         List<LeakGroup> result = new ArrayList<>();
-        groups.forEach((key, g) -> result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1),
-            List.copyOf(key.subList(0, key.size() - 1)), examples.get(key))));
+        groups.forEach((key, g) -> result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1).type(),
+            key.subList(0, key.size() - 1), examples.get(key))));
         result.sort(Comparator.comparingLong(LeakGroup::newBytes).reversed()
             .thenComparing(Comparator.comparingLong(LeakGroup::objects).reversed())
             .thenComparing(LeakGroup::headType)
@@ -304,26 +322,26 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         return ((long) holder << 32) | ((long) s.referenceKindId(reference) << 24) | s.typeId(head);
     }
 
-    /** The retention path of {@code o} as leak-trace lines, root first (see the class comment). */
-    public static List<String> path(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int o) {
-        List<String> hops = new ArrayList<>();
+    /** Kind of the pseudo-hop that closes a group key with the head's type. */
+    private static final String HEAD = "head";
+
+    /**
+     * The retention path of {@code o} as hops, root first (see the class comment); the root hop's name is {@code null}
+     * when the root has none.
+     *
+     * @param parent per object, the source of its retention reference ({@code -1}: a root or unreachable)
+     */
+    public static List<PathHop> path(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int o) {
+        List<PathHop> hops = new ArrayList<>();
         int x = o;
         while (parent[x] >= 0) {
-            int r = analysis.retainedBy()[x];
-            String name = s.referenceName(r);
-            String frame = s.referenceFrame(r);
-            hops.add((name != null ? name : "[" + s.referenceKind(r) + "]") + " in " + s.type(parent[x])
-                + (frame != null ? " frame " + frame : ""));
+            hops.add(PathHop.of(s, analysis.retainedBy()[x], parent[x]));
             x = parent[x];
         }
         int root = analysis.rootOf()[x];
-        String rootName = root >= 0 ? s.roots().get(root).name() : null;
-        List<String> lines = new ArrayList<>(hops.size() + 1);
-        lines.add("root " + (rootName != null ? rootName : "?") + " (" + s.type(x) + ")");
-        for (int i = hops.size() - 1; i >= 0; i--) {
-            lines.add(hops.get(i));
-        }
-        return lines;
+        hops.add(PathHop.root(s, root >= 0 ? s.roots().get(root).name() : null, x));
+        java.util.Collections.reverse(hops);
+        return List.copyOf(hops);
     }
 
     private static int compareLists(List<String> a, List<String> b) {
@@ -368,7 +386,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         List<Growth> out = new ArrayList<>(rows.size());
         for (Growth g : rows) {
             out.add(new Growth(g.target(), g.sizeBefore(), g.sizeAfter(), g.refsBefore(), g.refsAfter(),
-                targetAnalysis == null ? null : RetentionPath.names(target, targetAnalysis, g.target())));
+                targetAnalysis == null ? null : RetentionPath.hops(target, targetAnalysis, g.target())));
         }
         return List.copyOf(out);
     }

@@ -27,10 +27,10 @@ import dev.heapload.model.HeapSnapshot;
  *                     most {@link #TOP_RETAINERS_PER_CATEGORY} each
  * @param weakOnly     per object id: unreachable, but a reachable object holds a weak reference to it
  *                     (collectable, not a leak)
- * @param topRetainerPaths per entry of {@code topRetainers}, its retention path as names ({@link RetentionPath#names})
+ * @param topRetainerPaths per entry of {@code topRetainers}, its retention path as hops ({@link RetentionPath#hops}), or {@code null}
  */
 public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<Integer, int[]> topRetainersByCategory,
-                                 boolean[] weakOnly, List<List<String>> topRetainerPaths) {
+                                 boolean[] weakOnly, List<List<PathHop>> topRetainerPaths) {
 
     /** How many of the largest retainers are kept per snapshot. */
     public static final int TOP_RETAINERS = 1000;
@@ -125,9 +125,9 @@ public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<I
         Map<Integer, int[]> byCategory = new LinkedHashMap<>();
         perCategory.forEach((c, t) -> byCategory.put(c, t.sorted()));
         int[] top = all.sorted();
-        List<List<String>> paths = new java.util.ArrayList<>(top.length);
+        List<List<PathHop>> paths = new java.util.ArrayList<>(top.length);
         for (int o : top) {
-            paths.add(RetentionPath.names(snapshot, analysis, o));
+            paths.add(RetentionPath.hops(snapshot, analysis, o));
         }
         return new SnapshotStatistics(List.copyOf(buckets), top, byCategory, weakOnly,
             java.util.Collections.unmodifiableList(paths));

@@ -51,7 +51,9 @@ import dev.heapload.model.SnapshotInfo;
  * <ul>
  *   <li>table: {@code metatable} → [metatable]; each {@code pairs} entry {@code [k, v]}: a key that is an
  *       object → [key], then a value that is an object → [value], named by the key: a string key's text,
- *       other keys in brackets ({@code [1]}, {@code [3.5]}, {@code [true]}, {@code [0x55…]});</li>
+ *       other keys in brackets ({@code [1]}, {@code [3.5]}, {@code [true]}, {@code [0x55…]}), with the key's type
+ *       ({@link HeapSnapshot#keyType}: string, number, boolean, object, other) so the string key {@code "[1]"}
+ *       and the number key {@code 1} stay apart;</li>
  *   <li>function: {@code env} → [env] (5.1, LuaJIT), {@code upvalues} → [upvalue] named by the upvalue's
  *       name ({@code ""} of C upvalues: no name);</li>
  *   <li>thread: {@code env} → [env]; per frame: {@code func} → [frame-function] named {@code source:line},
@@ -188,11 +190,14 @@ public final class LuaHeapDumpReader {
         private final Map<String, String> stringAddress = new HashMap<>();
         private String version;
         private String jit;
+        private String producer;
         private String vm;
         private boolean ephemerons;
         private boolean contentStringIds;
         private long vmTotalBytes = -1;
         private int unknownTypes;
+        /** C functions with more upvalues than the dump lists (coroutine.wrap generators on Lua 5.1). */
+        private int hiddenUpvalueClosures;
         private String firstUnknown;
         private int kKey, kValue, kMeta, kEnv, kUpvalue, kFrameFunction, kLocal, kVararg, kUservalue, kCallstack;
 
@@ -244,6 +249,7 @@ public final class LuaHeapDumpReader {
                         formatSeen = true;
                     }
                     case "lua" -> readLua();
+                    case "dumper" -> readDumper();
                     case "stats" -> readStats();
                     case "objects" -> {
                         if (!formatSeen || vm == null) {
@@ -266,12 +272,18 @@ public final class LuaHeapDumpReader {
                 throw new DumpFormatException(in.name(), -1, "no \"roots\" member (truncated dump?)");
             }
             addRoots(roots);
+            if (hiddenUpvalueClosures > 0) {
+                warnings.add(hiddenUpvalueClosures + " C function(s) with upvalues this dump cannot show (" + vm
+                    + "'s debug library does not read C upvalues; e.g. coroutine.wrap generators): what they hold"
+                    + " (a generator's thread, its locals) is missing from this snapshot and from its leaks");
+            }
             if (unknownTypes > 0) {
                 warnings.add(unknownTypes + " record(s) of unknown type (first: " + firstUnknown
                     + ") kept with their size, without references");
             }
             String sha = in.sha256();
-            SnapshotInfo info = new SnapshotInfo(snapshotId, vm, in.name(), sha, vmTotalBytes, Map.of(), warnings);
+            SnapshotInfo info = new SnapshotInfo(snapshotId, vm, in.name(), sha, vmTotalBytes, Map.of(), warnings,
+                producer, jit != null ? jit : version);
             return b.build(info);
         }
 
@@ -291,6 +303,23 @@ public final class LuaHeapDumpReader {
             }
             vm = vmName(version, jit);
             ephemerons = hasEphemerons(vm);
+        }
+
+        /** {@code dumper.name}: the producer ({@code heapload heapdump.lua}). */
+        private void readDumper() throws IOException {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                return;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                JsonToken t = p.nextToken();
+                if ("name".equals(f) && t == JsonToken.VALUE_STRING) {
+                    producer = p.getText();
+                } else {
+                    p.skipChildren();
+                }
+            }
         }
 
         private void readStats() throws IOException {
@@ -364,6 +393,8 @@ public final class LuaHeapDumpReader {
             String label = null;
             String weak = null;
             String status = null;
+            int nups = -1;
+            int listedUpvalues = 0;
             fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
@@ -385,7 +416,8 @@ public final class LuaHeapDumpReader {
                     case "metatable" -> valueRef(kMeta, HeapSnapshot.NO_NAME, 0);
                     case "env" -> valueRef(kEnv, HeapSnapshot.NO_NAME, 0);
                     case "pairs" -> readPairs(weak);
-                    case "upvalues" -> readUpvalues();
+                    case "upvalues" -> listedUpvalues = readUpvalues();
+                    case "nups" -> nups = p.getIntValue();
                     case "frames" -> label = readFrames(null);
                     case "uservalues" -> readUservalues();
                     default -> p.skipChildren();
@@ -404,6 +436,13 @@ public final class LuaHeapDumpReader {
             } else if ("function".equals(type)) {
                 if ("C".equals(what)) {
                     type = "cfunction";
+                    // upvalues the debug library could not read (Lua 5.1 ldblib auxupvalue: "cannot touch C upvalues
+                    // from Lua"): nups from the dumper, or for dumps without it, from its C closure size 40 + 16n
+                    int count = nups >= 0 ? nups
+                        : "lua5.1".equals(vm) && size > 40 && (size - 40) % 16 == 0 ? (int) ((size - 40) / 16) : 0;
+                    if (count > listedUpvalues) {
+                        hiddenUpvalueClosures++;
+                    }
                 }
                 label = source == null ? null : source + ":" + line;
             } else if ("thread".equals(type)) {
@@ -447,6 +486,7 @@ public final class LuaHeapDumpReader {
                 JsonToken kt = p.nextToken();
                 int key = -1;
                 int name;
+                int keyType;
                 boolean collectableKey = false;
                 if (kt == JsonToken.VALUE_STRING) {
                     key = object(p.getText());
@@ -454,12 +494,17 @@ public final class LuaHeapDumpReader {
                     collectableKey = !str;
                     ref(key, kKey, HeapSnapshot.NO_NAME, weakKeys && !str ? HeapSnapshot.WEAK : 0);
                     name = str ? HeapSnapshotBuilder.nameFromObject(key) : b.name("[" + p.getText() + "]");
+                    keyType = str ? HeapSnapshot.KEY_STRING : HeapSnapshot.KEY_OBJECT;
                 } else if (kt == JsonToken.START_OBJECT) {
                     name = b.name("[" + specialText() + "]");
+                    keyType = HeapSnapshot.KEY_OTHER;
                 } else if (kt == JsonToken.END_ARRAY) {
                     throw error("a \"pairs\" entry is empty");
                 } else {
                     name = b.name("[" + p.getText() + "]");
+                    keyType = kt == JsonToken.VALUE_TRUE || kt == JsonToken.VALUE_FALSE ? HeapSnapshot.KEY_BOOLEAN
+                        : kt == JsonToken.VALUE_NUMBER_INT || kt == JsonToken.VALUE_NUMBER_FLOAT ? HeapSnapshot.KEY_NUMBER
+                        : HeapSnapshot.KEY_OTHER;
                 }
                 JsonToken vt = p.nextToken();
                 if (vt == JsonToken.VALUE_STRING) {
@@ -472,7 +517,7 @@ public final class LuaHeapDumpReader {
                             flag = ephemerons ? HeapSnapshot.EPHEMERON_VALUE : HeapSnapshot.WEAK_KEY_VALUE;
                         }
                     }
-                    ref(target, kValue, name, flag);
+                    ref(target, kValue, name, flag | HeapSnapshot.keyTypeFlag(keyType));
                 } else if (vt == JsonToken.START_OBJECT || vt == JsonToken.START_ARRAY) {
                     p.skipChildren();
                 } else if (vt == JsonToken.END_ARRAY) {
@@ -502,11 +547,14 @@ public final class LuaHeapDumpReader {
             return sb.toString();
         }
 
-        private void readUpvalues() throws IOException {
+        /** @return how many upvalues the array lists */
+        private int readUpvalues() throws IOException {
             if (p.currentToken() != JsonToken.START_ARRAY) {
                 throw error("\"upvalues\" is not an array");
             }
+            int listed = 0;
             while (p.nextToken() == JsonToken.START_OBJECT) {
+                listed++;
                 String name = null;
                 String target = null;
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -524,6 +572,7 @@ public final class LuaHeapDumpReader {
                     ref(object(target), kUpvalue, name == null || name.isEmpty() ? HeapSnapshot.NO_NAME : b.name(name), 0);
                 }
             }
+            return listed;
         }
 
         private void readUservalues() throws IOException {

@@ -68,7 +68,8 @@ import dev.heapload.model.SnapshotInfo;
  *       [member-name], {@code staticmembers} → [static-member], {@code instancemetatable} →
  *       [instance-metatable], {@code memberstooffset} → [members-to-offset]. {@code null} elements
  *       (non-GC values) make no reference.</li>
- *   <li><b>Reference names</b>: a table value under a string key is named by that string's text; a
+ *   <li><b>Reference names</b>: a table value under a string key is named by that string's text (key type
+ *       {@link HeapSnapshot#KEY_STRING}; values under other keys have no name); a
  *       stack slot by its {@code stacknames} entry, verbatim ({@code frame:@main.luau:5:handleRequest},
  *       a local's name; {@code null} = no name); the upvalues of a Lua closure by its proto's
  *       {@code source} (as Luau's tools/heapgraph.py groups them, spec §9). Other references have no
@@ -98,7 +99,12 @@ import dev.heapload.model.SnapshotInfo;
  *       (count and byte offset of the first), ignored unknown fields and references to addresses that
  *       have no record.</li>
  * </ul>
- * Record fields not kept in the model: userdata {@code tag}, upvalue {@code open}.
+ * Record fields not kept in the model: userdata {@code tag}, upvalue {@code open}. A record whose {@code type} this
+ * reader does not know (a newer VM's) is kept with its type as written; each of its other fields that holds an
+ * address ({@code 0x…} or 16 upper-case hex digits), or an array of them, becomes references of kind
+ * {@code unknown-field} named by the field, counted in a warning; its other fields are ignored. A memory category
+ * whose name the VM printed as {@code (null)} (a NULL name on glibc, spec §7.2) is named
+ * {@code unnamed category N}.
  *
  * <h2>Errors</h2>
  * Every problem with the file's content is a {@link DumpFormatException} with a one-line message
@@ -152,12 +158,13 @@ public final class LuauDumpReader {
     private static final int STATIC_MEMBER = 15;
     private static final int INSTANCE_METATABLE = 16;
     private static final int MEMBERS_TO_OFFSET = 17;
+    private static final int UNKNOWN_FIELD = 18;
 
     /** Reference kinds, in the order their ids are assigned (indexes: the constants above). */
     static final String[] KINDS = {
         "key", "value", "array", "metatable", "env", "proto", "upvalue", "upvalue-object", "stack", "constant",
         "child-proto", "class", "member", "super", "member-name", "static-member", "instance-metatable",
-        "members-to-offset",
+        "members-to-offset", "unknown-field",
     };
 
     /** Creates a reader. */
@@ -240,6 +247,10 @@ public final class LuauDumpReader {
         private final List<String> wrapped = new ArrayList<>();
         private final Set<String> unknownFields = new LinkedHashSet<>();
         private final Set<String> unknownTypes = new LinkedHashSet<>();
+        /** TYPE.field of records of unknown type whose field held addresses (kept as unknown-field references). */
+        private final Set<String> unknownFieldRecords = new LinkedHashSet<>();
+        private long unknownFieldReferences;
+        private int nullCategoryNames;
         private int stackNameMismatches;
         private boolean sawObjects;
         private boolean sawRoots;
@@ -543,8 +554,15 @@ public final class LuauDumpReader {
                     case "instancemetatable" -> reference(v, field, kind[INSTANCE_METATABLE]);
                     case "memberstooffset" -> reference(v, field, kind[MEMBERS_TO_OFFSET]);
                     default -> {
-                        unknownFields.add(type + "." + field);
-                        skip(v);
+                        int kept = isUnknownType() ? unknownField(v, field) : -1;
+                        if (kept > 0) {
+                            unknownFieldRecords.add(type + "." + field);
+                        } else {
+                            unknownFields.add(type + "." + field);
+                            if (kept < 0) {
+                                skip(v);
+                            }
+                        }
                     }
                 }
             }
@@ -628,6 +646,71 @@ public final class LuauDumpReader {
         /** The object id of the address that is the current token. */
         private int target() throws IOException {
             return b.objectId(slice.set(p.getTextCharacters(), p.getTextOffset(), p.getTextLength()));
+        }
+
+        /** True when the current record's type is none of {@link #TYPES} (a newer VM's record). */
+        private boolean isUnknownType() {
+            return type != null && unknownTypes.contains(type);
+        }
+
+        /**
+         * A field of a record of unknown type: an address, or an array of them (other elements skipped), becomes
+         * references of kind {@code unknown-field} named by the field.
+         *
+         * @return how many addresses the field held; -1 when it is neither a string nor an array (not consumed: the
+         *         caller skips it)
+         */
+        private int unknownField(JsonToken v, String field) throws IOException {
+            if (v == JsonToken.VALUE_STRING) {
+                if (!addressLike()) {
+                    return 0;
+                }
+                b.addReference(target(), kind[UNKNOWN_FIELD], b.name(field), 0);
+                unknownFieldReferences++;
+                return 1;
+            }
+            if (v != JsonToken.START_ARRAY) {
+                return -1;
+            }
+            int n = 0;
+            JsonToken t;
+            while ((t = next()) != JsonToken.END_ARRAY) {
+                if (t == null) {
+                    throw fail("unexpected end of input (truncated dump?)");
+                }
+                if (t == JsonToken.VALUE_STRING && addressLike()) {
+                    b.addReference(target(), kind[UNKNOWN_FIELD], b.name(field), 0);
+                    unknownFieldReferences++;
+                    n++;
+                } else {
+                    skip(t);
+                }
+            }
+            return n;
+        }
+
+        /** The current string token is spelled like an address ({@code %p}: {@code 0x} + hex, or 16 upper-case hex digits). */
+        private boolean addressLike() throws IOException {
+            char[] c = p.getTextCharacters();
+            int from = p.getTextOffset();
+            int n = p.getTextLength();
+            if (n >= 3 && n <= 18 && c[from] == '0' && c[from + 1] == 'x') {
+                for (int i = from + 2; i < from + n; i++) {
+                    if (Character.digit(c[i], 16) < 0 || Character.isUpperCase(c[i])) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (n == 16) {
+                for (int i = from; i < from + n; i++) {
+                    if (Character.digit(c[i], 16) < 0 || Character.isLowerCase(c[i])) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            return false;
         }
 
         /** One address or null; adds a reference; returns the target or -1. */
@@ -828,6 +911,11 @@ public final class LuauDumpReader {
                 if (bytes == Long.MIN_VALUE) {
                     throw fail("memory category " + key + " has no \"size\"");
                 }
+                if ("(null)".equals(name)) {
+                    // the category callback returned NULL and glibc's printf wrote (null) (spec §7.2)
+                    name = "unnamed category " + id;
+                    nullCategoryNames++;
+                }
                 categories.put(id, new MemoryCategory(id, name, bytes));
             }
         }
@@ -869,6 +957,7 @@ public final class LuauDumpReader {
                     continue;
                 }
                 b.setReferenceName(r, HeapSnapshotBuilder.nameFromObject(key));
+                b.addFlags(r, HeapSnapshot.keyTypeFlag(HeapSnapshot.KEY_STRING));
                 if ("__mode".equals(b.label(key))) {
                     int value = b.referenceTarget(r);
                     int mode = isString(value) ? mode(b.label(value)) : 0;
@@ -943,6 +1032,10 @@ public final class LuauDumpReader {
             if (negativeObjectSizes > 0) {
                 warnings.add(negativeObjectSizes + " object size(s) printed negative, corrected by adding 2^32");
             }
+            if (nullCategoryNames > 0) {
+                warnings.add(nullCategoryNames + " memory category name(s) printed \"(null)\" by the VM (its category"
+                    + " callback returned NULL, spec §7.2), named \"unnamed category N\"");
+            }
             if (!sawStats) {
                 warnings.add("the dump has no \"stats\" member: VM total and memory categories unknown");
             }
@@ -951,8 +1044,10 @@ public final class LuauDumpReader {
                     + " \"stack\"; names given in order, extra entries ignored");
             }
             if (!unknownTypes.isEmpty()) {
-                warnings.add("record type(s) unknown to this reader (their unknown fields are ignored): "
-                    + String.join(", ", unknownTypes));
+                warnings.add("record type(s) unknown to this reader: " + String.join(", ", unknownTypes)
+                    + (unknownFieldReferences == 0 ? "; none of their unknown fields holds an address"
+                        : "; " + unknownFieldReferences + " address(es) in their unknown fields kept as references of kind"
+                        + " unknown-field, named by the field (" + String.join(", ", unknownFieldRecords) + ")"));
             }
             if (!unknownFields.isEmpty()) {
                 List<String> shown = new ArrayList<>(unknownFields).subList(0, Math.min(10, unknownFields.size()));

@@ -54,18 +54,25 @@ final class LuauJsonRepair extends InputStream {
 
     /** Kinds of repaired spots. */
     enum Repair {
-        UNESCAPED_QUOTE("unescaped quote(s) inside names, kept as literal quotes"),
-        LITERAL_BACKSLASH("literal backslash(es) (the VM writes no escapes), kept as backslashes"),
-        CONTROL_CHARACTER("raw control character(s) inside strings"),
-        INVALID_UTF8("byte(s) that are not valid UTF-8, read as Latin-1 characters"),
-        UNQUOTED_CLASS_NAME("unquoted class name(s)"),
-        UNTERMINATED_STATIC_MEMBERS("unterminated \"staticmembers\" array(s)"),
-        EMPTY_VECTOR_RECORD("empty record(s) \"<address>\":, (LUA_VECTOR_DOUBLE vectors), read as type vector, size 0");
+        UNESCAPED_QUOTE("field(s) with unescaped quotes inside names", "quote(s)", ", kept as literal quotes"),
+        LITERAL_BACKSLASH("field(s) with literal backslashes (the VM writes no escapes)", "backslash(es)",
+            ", kept as backslashes"),
+        CONTROL_CHARACTER("field(s) with raw control characters inside strings", "character(s)", ""),
+        INVALID_UTF8("field(s) with bytes that are not valid UTF-8", "byte(s)", ", read as Latin-1 characters"),
+        UNQUOTED_CLASS_NAME("unquoted class name(s)", null, ""),
+        UNTERMINATED_STATIC_MEMBERS("unterminated \"staticmembers\" array(s)", null, ""),
+        EMPTY_VECTOR_RECORD("empty record(s) \"<address>\":, (LUA_VECTOR_DOUBLE vectors), read as type vector, size 0",
+            null, "");
 
         final String description;
+        /** For repairs inside a string: what one repaired spot is (counted apart from the fields); else null. */
+        final String unit;
+        final String outcome;
 
-        Repair(String description) {
+        Repair(String description, String unit, String outcome) {
             this.description = description;
+            this.unit = unit;
+            this.outcome = outcome;
         }
     }
 
@@ -170,6 +177,12 @@ final class LuauJsonRepair extends InputStream {
     private int stackNameIndex;
 
     private final long[] counts = new long[Repair.values().length];
+    /** Per kind: fields (strings) with at least one repaired spot; for the kinds without a unit, = counts. */
+    private final long[] fieldCounts = new long[Repair.values().length];
+    /** Per kind: {@link #stringSerial} of the last string a spot of it was repaired in. */
+    private final long[] lastString = new long[Repair.values().length];
+    /** Number of the string being read (incremented at each opening quote). */
+    private long stringSerial;
     private final long[] firstAt = new long[Repair.values().length];
 
     /** Offset map: output offset {@code mapOut[k]} corresponds to input offset {@code mapIn[k]}. */
@@ -262,6 +275,11 @@ final class LuauJsonRepair extends InputStream {
         return o;
     }
 
+    /** How many fields (strings) had at least one spot of this kind repaired; for kinds outside strings, the spots. */
+    long fieldCount(Repair kind) {
+        return fieldCounts[kind.ordinal()];
+    }
+
     /** How many spots of this kind were repaired. */
     long count(Repair kind) {
         return counts[kind.ordinal()];
@@ -272,13 +290,17 @@ final class LuauJsonRepair extends InputStream {
         return counts[kind.ordinal()] == 0 ? -1 : firstAt[kind.ordinal()];
     }
 
-    /** One line per kind of repaired spot: count, what, offset of the first (spec §7). */
+    /**
+     * One line per kind of repaired spot: the fields repaired (one string with three stray quotes is one field), what,
+     * the spots in brackets, offset of the first (spec §7).
+     */
     List<String> warnings() {
         List<String> lines = new ArrayList<>();
         for (Repair r : Repair.values()) {
             long n = counts[r.ordinal()];
             if (n > 0) {
-                lines.add("invalid JSON repaired (Luau spec §7): " + n + " " + r.description
+                lines.add("invalid JSON repaired (Luau spec §7): " + fieldCounts[r.ordinal()] + " " + r.description
+                    + (r.unit == null ? "" : " (" + n + " " + r.unit + ")") + r.outcome
                     + ", first at byte " + firstAt[r.ordinal()]);
             }
         }
@@ -351,6 +373,7 @@ final class LuauJsonRepair extends InputStream {
         int b = ib[ip] & 0xff;
         switch (b) {
             case '"' -> {
+                stringSerial++;
                 stringKind = classifyString();
                 capLen = 0;
                 state = STRING;
@@ -474,6 +497,7 @@ final class LuauJsonRepair extends InputStream {
             int next = at(ip);
             if (next >= 0 && next != '"' && (recordIsClass || !startsJsonValue(next))) {
                 record(Repair.UNQUOTED_CLASS_NAME);
+                stringSerial++;
                 insertByte('"');
                 state = UNQUOTED;
             }
@@ -731,6 +755,11 @@ final class LuauJsonRepair extends InputStream {
         int k = kind.ordinal();
         if (counts[k]++ == 0) {
             firstAt[k] = inOffset();
+            lastString[k] = -1;
+        }
+        if (kind.unit == null || lastString[k] != stringSerial) {
+            fieldCounts[k]++;
+            lastString[k] = stringSerial;
         }
     }
 

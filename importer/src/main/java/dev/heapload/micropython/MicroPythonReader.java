@@ -40,7 +40,8 @@ import dev.heapload.model.SnapshotInfo;
  * head are counted as interior pointers, not references. On builds with a weak-reference table (v1.28+),
  * a word {@code ptr | 1} with {@code ptr} a head is a {@link HeapSnapshot#WEAK weak} reference (weakref
  * objects and {@code vm.mp_weakref_map} store their targets so). Kinds: {@code key} / {@code value} in map
- * tables (values named by the key's text), {@code item} in list items, {@code weak}, else {@code ref}.
+ * tables (values named by the key: a qstr or str key's text with key type string, a small int in brackets, {@code [3]},
+ * with key type number), {@code item} in list items, {@code weak}, else {@code ref}.
  *
  * <h2>Roots</h2>
  * The words of {@code mp_state_ctx} from its start to {@code vm.qstr_last_chunk} (the GC scans from
@@ -218,11 +219,14 @@ public final class MicroPythonReader {
             long base = address[a];
             int words = blocks[a] * bpb / w;
             String keyName = null;
+            int keyFlag = 0;
             for (int i = 0; i < words; i++) {
                 long v = mem.word(base + (long) i * w);
                 int target = headAllocation(v);
                 if (role[a] == ROLE_MAP_TABLE && (i & 1) == 0) {
                     keyName = keyText(v, qstrs);
+                    keyFlag = HeapSnapshot.keyTypeFlag((v & 7) != 2 && (v & 1) == 1 ? HeapSnapshot.KEY_NUMBER
+                        : HeapSnapshot.KEY_STRING);
                 }
                 if (target < 0 && v != 0 && v % w == 0) {
                     // word-aligned, so no tagged small int, qstr or immediate object
@@ -241,7 +245,8 @@ public final class MicroPythonReader {
                         if ((i & 1) == 0) {
                             b.addReference(ids[target], kKey, HeapSnapshot.NO_NAME, 0);
                         } else {
-                            b.addReference(ids[target], kValue, keyName == null ? HeapSnapshot.NO_NAME : b.name(keyName), 0);
+                            b.addReference(ids[target], kValue, keyName == null ? HeapSnapshot.NO_NAME : b.name(keyName),
+                                keyName == null ? 0 : keyFlag);
                         }
                     } else {
                         b.addReference(ids[target], role[a] == ROLE_LIST_ITEMS ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
@@ -252,7 +257,8 @@ public final class MicroPythonReader {
                         into >= 0 && blockIndex(v) < blockOf[into] + blocks[into] ? address[into] : -1));
                 } else if (weakBuild && (v & 1) == 1 && (target = headAllocation(v - 1)) >= 0) {
                     String name = role[a] == ROLE_MAP_TABLE && (i & 1) == 1 ? keyName : null;
-                    b.addReference(ids[target], kWeak, name == null ? HeapSnapshot.NO_NAME : b.name(name), HeapSnapshot.WEAK);
+                    b.addReference(ids[target], kWeak, name == null ? HeapSnapshot.NO_NAME : b.name(name),
+                        HeapSnapshot.WEAK | (name == null ? 0 : keyFlag));
                 }
             }
         }
@@ -679,7 +685,7 @@ public final class MicroPythonReader {
             return qstrs.display(key >>> 3);
         }
         if ((key & 1) == 1) {
-            return Long.toString(key >> 1);
+            return "[" + (key >> 1) + "]"; // a small int: in brackets, as the Lua readers name number keys
         }
         int a = headAllocation(key);
         if (a >= 0 && "str".equals(type[a])) {

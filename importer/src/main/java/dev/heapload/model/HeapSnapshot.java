@@ -18,8 +18,8 @@ import java.util.Objects;
  *       object: the references of object {@code o} are {@code firstReference(o) ..
  *       firstReference(o+1)-1}, in dump order. Per reference: {@link #referenceTarget(int)},
  *       {@link #referenceKindId(int)} (index into {@link #referenceKinds()}), {@link
- *       #referenceFlags(int)} ({@link #WEAK}, {@link #EPHEMERON_VALUE}) and a name (see {@link
- *       #referenceName(int)}).</li>
+ *       #referenceFlags(int)} ({@link #WEAK}, {@link #EPHEMERON_VALUE}, and in bits 3-5 the key type, {@link
+ *       #keyType(int)}) and a name (see {@link #referenceName(int)}).</li>
  *   <li><b>GC roots</b>: named references from outside the heap, {@link #roots()}, in the order the
  *       dump lists them.</li>
  * </ul>
@@ -53,6 +53,34 @@ public final class HeapSnapshot {
      * keys unreachable in turn: reachability iterates to a fixpoint.
      */
     public static final byte WEAK_KEY_VALUE = 4;
+
+    /**
+     * Bits 3-5 of a reference's flags: the type of the table key that names it ({@link #keyType}), so that the
+     * string key {@code "[1]"} and the number key {@code 1} (named {@code [1]} by the Lua reader) stay apart.
+     * Snapshot files written before key types existed have 0 ({@link #KEY_NONE}) everywhere.
+     */
+    public static final int KEY_TYPE_SHIFT = 3;
+    /** Mask of the key-type bits in a reference's flags. */
+    public static final int KEY_TYPE_MASK = 7 << KEY_TYPE_SHIFT;
+    /** Key type: the reference is not named by a table key (a field, local, upvalue or stack slot name), or has no name. */
+    public static final int KEY_NONE = 0;
+    /** Key type: a string key; the name is the string's text. */
+    public static final int KEY_STRING = 1;
+    /** Key type: a number key; the reader names it in brackets ({@code [1]}, {@code [3.5]}). */
+    public static final int KEY_NUMBER = 2;
+    /** Key type: a boolean key ({@code [true]}). */
+    public static final int KEY_BOOLEAN = 3;
+    /** Key type: a key that is a collectable object other than a string (a table, function, userdata: {@code [0x…]}). */
+    public static final int KEY_OBJECT = 4;
+    /** Key type: another non-string key (NaN, a light userdata, a light C function). */
+    public static final int KEY_OTHER = 5;
+
+    private static final String[] KEY_TYPE_NAMES = {"name", "string", "number", "boolean", "object", "other", "?", "?"};
+
+    /** The flag bits that give a reference key type {@code keyType} ({@link #KEY_STRING} …), for {@code addReference}. */
+    public static int keyTypeFlag(int keyType) {
+        return (keyType << KEY_TYPE_SHIFT) & KEY_TYPE_MASK;
+    }
 
     /** Name value meaning "this reference has no name". */
     public static final int NO_NAME = Integer.MIN_VALUE;
@@ -116,6 +144,15 @@ public final class HeapSnapshot {
     /** Snapshot metadata: id, VM, source file, checksum, VM-reported totals, memory categories, warnings. */
     public SnapshotInfo info() {
         return info;
+    }
+
+    /**
+     * This snapshot with other metadata (e.g. {@link SnapshotInfo#withProducer}); the columns are shared, not copied.
+     * Call before the analysis is attached (it is not carried over).
+     */
+    public HeapSnapshot withInfo(SnapshotInfo newInfo) {
+        return new HeapSnapshot(newInfo, typeNames, referenceKinds, names, addresses, addressFormat, opaqueAddresses,
+            sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames, roots, dangling);
     }
 
     /** Number of objects (ids are {@code 0 .. objectCount()-1}). */
@@ -216,7 +253,27 @@ public final class HeapSnapshot {
         return referenceKinds[kinds[reference] & 0xff];
     }
 
-    /** Flag bits {@link #WEAK} and {@link #EPHEMERON_VALUE}. */
+    /**
+     * Key type of a reference: {@link #KEY_NONE}, {@link #KEY_STRING}, {@link #KEY_NUMBER}, {@link #KEY_BOOLEAN},
+     * {@link #KEY_OBJECT} or {@link #KEY_OTHER}.
+     */
+    public int keyTypeId(int reference) {
+        return (flags[reference] & KEY_TYPE_MASK) >>> KEY_TYPE_SHIFT;
+    }
+
+    /**
+     * The key type of a reference as the graph stores it: {@code ""} when the reference has no name, {@code name}
+     * when its name is no table key (a field, local, upvalue, stack slot), else {@code string}, {@code number},
+     * {@code boolean}, {@code object} or {@code other}.
+     */
+    public String keyType(int reference) {
+        if (referenceNames[reference] == NO_NAME) {
+            return "";
+        }
+        return KEY_TYPE_NAMES[keyTypeId(reference)];
+    }
+
+    /** Flag bits {@link #WEAK}, {@link #EPHEMERON_VALUE}, {@link #WEAK_KEY_VALUE} and the key type ({@link #KEY_TYPE_MASK}). */
     public int referenceFlags(int reference) {
         return flags[reference];
     }

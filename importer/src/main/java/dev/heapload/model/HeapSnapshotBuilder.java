@@ -354,15 +354,13 @@ public final class HeapSnapshotBuilder {
         if (total == Long.MAX_VALUE || total == Long.MIN_VALUE) {
             List<String> warnings = new ArrayList<>(info.warnings());
             warnings.add(ByteSums.SATURATED_WARNING);
-            outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
-                info.categories(), warnings);
+            outInfo = info.withWarnings(warnings);
         }
         if (droppedRoots > 0) {
             List<String> warnings = new ArrayList<>(outInfo.warnings());
             warnings.add(droppedRoots
                 + " root(s) point to addresses that have no object record (dump taken without a full GC?); dropped");
-            outInfo = new SnapshotInfo(info.id(), info.vm(), info.source(), info.sha256(), info.vmTotalBytes(),
-                info.categories(), warnings);
+            outInfo = info.withWarnings(warnings);
         }
         return new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
             names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,

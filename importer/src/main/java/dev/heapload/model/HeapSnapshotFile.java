@@ -21,11 +21,12 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 2, little-endian; version 1 is read too: it ends before "dangling")</h2>
+ * <h2>Layout (format version 2, little-endian; version 1 is read too: it has no producer and VM version and ends before "dangling")</h2>
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
- *         categories (int count, then id int, name string, bytes long), warnings (int count, strings)
+ *         categories (int count, then id int, name string, bytes long), warnings (int count, strings),
+ *         producer, vmVersion (strings; absent in version 1, read as null)
  *   tables: typeNames, referenceKinds, names (int count, then strings)
  *   int objectCount n, int referenceCount m, byte addressFormat ordinal
  *   columns: addresses long[n], opaque addresses (byte present; if 1: n strings), sizes long[n],
@@ -49,7 +50,7 @@ public final class HeapSnapshotFile {
 
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
-    /** Format version written by this class; it also reads version 1 (no references to nothing). */
+    /** Format version written by this class; it also reads version 1 (no producer and VM version, no references to nothing). */
     public static final int VERSION = 2;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
@@ -93,6 +94,8 @@ public final class HeapSnapshotFile {
                 out.putLong(c.bytes());
             }
             out.putStrings(info.warnings().toArray(String[]::new));
+            out.putString(info.producer());
+            out.putString(info.vmVersion());
 
             out.putStrings(snapshot.typeNames().toArray(String[]::new));
             out.putStrings(snapshot.referenceKinds().toArray(String[]::new));
@@ -209,7 +212,10 @@ public final class HeapSnapshotFile {
                 categories.put(cid, new MemoryCategory(cid, in.getString(), in.getLong()));
             }
             List<String> warnings = List.of(nonNull(in.getStrings()));
-            SnapshotInfo info = new SnapshotInfo(id, vm, source, sha256, vmTotalBytes, categories, warnings);
+            String producer = version >= 2 ? in.getString() : null;
+            String vmVersion = version >= 2 ? in.getString() : null;
+            SnapshotInfo info = new SnapshotInfo(id, vm, source, sha256, vmTotalBytes, categories, warnings, producer,
+                vmVersion);
 
             String[] typeNames = in.getStrings();
             String[] kinds = in.getStrings();

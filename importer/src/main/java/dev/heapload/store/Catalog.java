@@ -152,7 +152,8 @@ final class Catalog {
                     p.getProperty(k + "sha256"), Instant.parse(required(p, k + "loadedAt")),
                     Long.parseLong(required(p, k + "objectCount")), Long.parseLong(required(p, k + "referenceCount")),
                     Long.parseLong(required(p, k + "totalBytes")), Long.parseLong(required(p, k + "objectBytes")),
-                    Boolean.parseBoolean(required(p, k + "analysed")));
+                    Boolean.parseBoolean(required(p, k + "analysed")), p.getProperty(k + "producer"),
+                    p.getProperty(k + "vmVersion"));
                 entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount")),
                     Integer.parseInt(p.getProperty(k + "missingCount", "0"))));
             }
@@ -188,6 +189,12 @@ final class Catalog {
             }
             if (s.sha256() != null) {
                 p.setProperty(k + "sha256", s.sha256());
+            }
+            if (s.producer() != null) {
+                p.setProperty(k + "producer", s.producer());
+            }
+            if (s.vmVersion() != null) {
+                p.setProperty(k + "vmVersion", s.vmVersion());
             }
             p.setProperty(k + "loadedAt", s.loadedAt().toString());
             p.setProperty(k + "objectCount", Long.toString(s.objectCount()));

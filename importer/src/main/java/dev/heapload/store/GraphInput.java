@@ -16,6 +16,8 @@ import org.neo4j.batchimport.api.input.PropertySizeCalculator;
 import org.neo4j.batchimport.api.input.ReadableGroups;
 
 import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.analysis.PathHop;
+import dev.heapload.analysis.RetentionPath;
 import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.analysis.SnapshotStatistics;
 import dev.heapload.model.HeapSnapshot;
@@ -499,6 +501,12 @@ final class GraphInput implements Input {
             if (s.sha256() != null) {
                 v.property("sha256", s.sha256());
             }
+            if (s.producer() != null) {
+                v.property("producer", s.producer());
+            }
+            if (s.vmVersion() != null) {
+                v.property("vmVersion", s.vmVersion());
+            }
             v.property("loadedAt", s.loadedAt().atZone(ZoneOffset.UTC));
             v.property("loadOrder", l.loadOrder);
             v.property("objectCount", s.objectCount());
@@ -535,6 +543,7 @@ final class GraphInput implements Input {
             String name = s.referenceName(r);
             if (name != null) {
                 v.property("name", name);
+                v.property(GraphSchema.KEY_TYPE, s.keyType(r));
             }
             if ((flags & HeapSnapshot.EPHEMERON_VALUE) != 0) {
                 v.property("ephemeron", Boolean.TRUE);
@@ -629,9 +638,10 @@ final class GraphInput implements Input {
         private boolean topRetainer(InputEntityVisitor v, int i) {
             edge(v, l.snapshotNode, l.base + l.stats.topRetainers()[i], GraphSchema.TOP_RETAINER);
             v.property("rank", (long) i + 1);
-            List<String> path = l.stats.topRetainerPaths().get(i);
+            List<PathHop> path = l.stats.topRetainerPaths().get(i);
             if (path != null) {
-                v.property("path", path.toArray(String[]::new));
+                v.property("path", RetentionPath.names(path).toArray(String[]::new));
+                hops(v, path);
             }
             return true;
         }
@@ -688,6 +698,7 @@ final class GraphInput implements Input {
             v.property("heads", g.heads());
             v.property("headType", g.headType());
             v.property("path", g.path().toArray(String[]::new));
+            hops(v, g.hops());
             return true;
         }
 
@@ -699,9 +710,33 @@ final class GraphInput implements Input {
             v.property("refsBefore", g.refsBefore());
             v.property("refsAfter", g.refsAfter());
             if (g.path() != null) {
-                v.property("path", g.path().toArray(String[]::new));
+                v.property("path", RetentionPath.names(g.path()).toArray(String[]::new));
+                hops(v, g.path());
             }
             return true;
+        }
+
+        /**
+         * A retention path as the parallel lists {@code pathNames} ({@code ""} for a hop without a name),
+         * {@code pathKinds}, {@code pathKeyTypes} and {@code pathTypes} ({@link PathHop}; Neo4j lists hold no null).
+         */
+        private static void hops(InputEntityVisitor v, List<PathHop> hops) {
+            int k = hops.size();
+            String[] names = new String[k];
+            String[] kinds = new String[k];
+            String[] keyTypes = new String[k];
+            String[] types = new String[k];
+            for (int i = 0; i < k; i++) {
+                PathHop h = hops.get(i);
+                names[i] = h.name() == null ? "" : h.name();
+                kinds[i] = h.kind();
+                keyTypes[i] = h.name() == null ? "" : h.keyType();
+                types[i] = h.type();
+            }
+            v.property(GraphSchema.PATH_NAMES, names);
+            v.property(GraphSchema.PATH_KINDS, kinds);
+            v.property(GraphSchema.PATH_KEY_TYPES, keyTypes);
+            v.property(GraphSchema.PATH_TYPES, types);
         }
 
         @Override

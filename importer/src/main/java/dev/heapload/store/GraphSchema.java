@@ -6,11 +6,12 @@ import java.util.Locale;
  * Names of the graph schema {@link GraphStore} writes: the project's public contract for queries.
  *
  * <pre>
- * (:Snapshot {id, vm, source, sha256, loadedAt, loadOrder, objectCount, referenceCount, totalBytes, objectBytes})
+ * (:Snapshot {id, vm, vmVersion, producer, source, sha256, loadedAt, loadOrder, objectCount, referenceCount,
+ *             totalBytes, objectBytes})
  * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
  *                        reachable, distance, retainedSize, dominator, rootName})
- * (:Object)-[:REF {kind, name, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
- * (:Object)-[:WEAK_REF {kind, name, ephemeron}]-&gt;(:Object)   references flagged WEAK
+ * (:Object)-[:REF {kind, name, keyType, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
+ * (:Object)-[:WEAK_REF {kind, name, keyType, ephemeron}]-&gt;(:Object)   references flagged WEAK
  * (:Snapshot)-[:ROOT {name}]-&gt;(:Object)                       GC roots
  * (:Snapshot)-[:HAS_CATEGORY]-&gt;(:Category {snapshot, id, name, bytes})
  * </pre>
@@ -28,6 +29,25 @@ import java.util.Locale;
  *       snapshot keeps its place) in the embedded store; over Bolt ({@link RemoteGraphStore}) one more than the
  *       largest on the server when the load started. Absent on Snapshot nodes written before it existed (order
  *       those by {@code loadedAt}, then id, before the others).</li>
+ *   <li>{@code producer} (the program that wrote the dump, e.g. {@code heapload heapdump.lua}) and {@code vmVersion}
+ *       (e.g. {@code Lua 5.4}) on a Snapshot when the dump says them or the load was given {@code --producer} /
+ *       {@code --vm-version} (Luau dumps say neither); absent otherwise.</li>
+ *   <li>{@code keyType} (on a reference that has a {@code name}): what the name is: {@code string}, {@code number},
+ *       {@code boolean}, {@code object} (a collectable key other than a string), {@code other} (NaN, a light
+ *       userdata) for a table key, {@code name} for a name that is no table key (a field, local, upvalue, stack
+ *       slot). Readers name non-string keys in brackets ({@code [1]}, {@code [true]}); the string key
+ *       {@code "[1]"} has the name {@code [1]} and key type {@code string}. Snapshots loaded before key types existed
+ *       (snapshot files of an older heapload) say {@code name} for every key.</li>
+ *   <li>Retention paths stored with a comparison or ranking ({@code LeakGroup}, {@code TOP_RETAINER}, {@code GREW})
+ *       are data, never text to split: four lists of one element per hop from the root (hop 0 is the root),
+ *       {@value #PATH_NAMES} (the root's or reference's name, {@code ""} when the hop has none),
+ *       {@value #PATH_KINDS} ({@code root} for hop 0, else the reference's kind), {@value #PATH_KEY_TYPES}
+ *       ({@code keyType} as above, {@code ""} when the hop has no name) and {@value #PATH_TYPES} (the type of the
+ *       object holding the reference; for hop 0 the root object's own type). {@code path} is their display, one
+ *       element per hop, names not escaped (outputs make control characters visible): on {@code LeakGroup} one
+ *       leak-trace line per hop ({@code root NAME (TYPE)}, {@code NAME in TYPE}), on {@code TOP_RETAINER} and
+ *       {@code GREW} the names only; a hop without a name shows {@code [kind]}, and a string key that is empty or
+ *       starts with {@code [} or {@code "} is shown in double quotes ({@code dev.heapload.analysis.PathHop}).</li>
  *   <li>{@code address} is the address text exactly as the dump spells it, e.g. {@code 0x5574b889d5e0}.</li>
  *   <li>Absent rather than null: {@code label} and {@code name} when the dump has none, {@code category} when
  *       the VM has no memory categories, {@code ephemeron}, {@code weakKey} and {@code retention} unless true, {@code source}/{@code sha256} when
@@ -60,9 +80,21 @@ public final class GraphSchema {
      * built with another version gets its graph rebuilt from its snapshot files when it is next opened for queries
      * ({@link GraphStore#database()}). History: 1 (absent from the catalog) RETAINED_BY relationships; 2 the
      * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW;
-     * 4 {@code frame} on stack-slot REFs and {@code Missing} nodes ({@code --keep-dangling}).
+     * 4 {@code frame} on stack-slot REFs and {@code Missing} nodes ({@code --keep-dangling}); paths as lists of hops ({@code pathNames}, {@code pathKinds}, {@code pathKeyTypes}, {@code pathTypes}) on
+     * LeakGroup, TOP_RETAINER and GREW, {@code keyType} on references.
      */
     public static final int VERSION = 4;
+
+    /** Property of a named reference: the type of the key that names it (see the class comment). */
+    public static final String KEY_TYPE = "keyType";
+    /** Retention path property: the hops' names ({@code ""}: none). */
+    public static final String PATH_NAMES = "pathNames";
+    /** Retention path property: the hops' reference kinds ({@code root} for hop 0). */
+    public static final String PATH_KINDS = "pathKinds";
+    /** Retention path property: the hops' key types ({@code ""}: no name). */
+    public static final String PATH_KEY_TYPES = "pathKeyTypes";
+    /** Retention path property: the types of the objects holding the hops (hop 0: the root object's type). */
+    public static final String PATH_TYPES = "pathTypes";
 
     public static final String SNAPSHOT = "Snapshot";
     public static final String OBJECT = "Object";

@@ -437,7 +437,7 @@ public final class GraphStore implements AutoCloseable {
         SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
             snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
             snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
-            snapshot.analysis() instanceof HeapAnalysis);
+            snapshot.analysis() instanceof HeapAnalysis, snapshot.info().producer(), snapshot.info().vmVersion());
         return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size(),
             snapshot.danglingReferences().missingCount());
     }

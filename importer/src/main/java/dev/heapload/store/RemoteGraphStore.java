@@ -430,7 +430,8 @@ public final class RemoteGraphStore implements AutoCloseable {
                 list.add(new SnapshotSummary(p.get("id").asString(), p.get("vm").asString(null),
                     p.get("source").asString(null), p.get("sha256").asString(null), loadedAt,
                     p.get("objectCount").asLong(0), p.get("referenceCount").asLong(0), p.get("totalBytes").asLong(0),
-                    p.get("objectBytes").asLong(0), r.get("analysed").asBoolean()));
+                    p.get("objectBytes").asLong(0), r.get("analysed").asBoolean(), p.get("producer").asString(null),
+                    p.get("vmVersion").asString(null)));
             }
             return list;
         });

@@ -16,8 +16,16 @@ import java.time.Instant;
  * @param totalBytes     the VM's own total when it reported one, else {@code objectBytes}, in bytes
  * @param objectBytes    sum of shallow sizes of all objects, in bytes
  * @param analysed       true when analysis results (reachable, retainedSize, dominator, REF retention flags) are stored
+ * @param producer       the program that wrote the dump ({@code SnapshotInfo.producer}), or {@code null}
+ * @param vmVersion      the VM's version ({@code SnapshotInfo.vmVersion}), or {@code null}
  */
 public record SnapshotSummary(String id, String vm, String source, String sha256, Instant loadedAt,
                               long objectCount, long referenceCount, long totalBytes, long objectBytes,
-                              boolean analysed) {
+                              boolean analysed, String producer, String vmVersion) {
+
+    /** A summary without producer and VM version. */
+    public SnapshotSummary(String id, String vm, String source, String sha256, Instant loadedAt, long objectCount,
+                           long referenceCount, long totalBytes, long objectBytes, boolean analysed) {
+        this(id, vm, source, sha256, loadedAt, objectCount, referenceCount, totalBytes, objectBytes, analysed, null, null);
+    }
 }

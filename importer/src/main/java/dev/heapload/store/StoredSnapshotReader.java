@@ -24,7 +24,7 @@ import dev.heapload.model.SnapshotInfo;
  *
  * <p>What is read (graph schema of {@link GraphSchema}): per {@code :Object} of the snapshot its address, type,
  * shallow size, memory category, {@code reachable}, {@code distance}, {@code retainedSize}, {@code rootName}, its
- * outgoing {@code REF}/{@code WEAK_REF} relationships (target address, kind, name, ephemeron, weak-key and
+ * outgoing {@code REF}/{@code WEAK_REF} relationships (target address, kind, name, key type, ephemeron, weak-key and
  * retention flags; the {@code REF} flagged {@code retention} is the last hop of its target's retention path); the
  * {@code ROOT} relationships of the
  * {@code :Snapshot} node. From these the model gets every object and reference (references of one object in the
@@ -81,7 +81,7 @@ final class StoredSnapshotReader {
                     + "o.reachable AS re, o.distance AS d, o.retainedSize AS rs, o.rootName AS rn, "
                     + "[(o)-[r:" + GraphSchema.REF + "|" + GraphSchema.WEAK_REF + "]->(x) | [x.address, type(r) = '"
                     + GraphSchema.WEAK_REF + "', r.kind, r.name, coalesce(r.ephemeron, false), coalesce(r.weakKey, false), "
-                    + "coalesce(r." + GraphSchema.RETENTION + ", false)]] AS refs",
+                    + "coalesce(r." + GraphSchema.RETENTION + ", false), r." + GraphSchema.KEY_TYPE + "]] AS refs",
                 Map.of("id", id));
             int defined = 0;
             while (objects.hasNext()) {
@@ -106,7 +106,8 @@ final class StoredSnapshotReader {
                 for (Value ref : r.get("refs").values()) {
                     int flags = (ref.get(1).asBoolean() ? HeapSnapshot.WEAK : 0)
                         | (ref.get(4).asBoolean() ? HeapSnapshot.EPHEMERON_VALUE : 0)
-                        | (ref.get(5).asBoolean() ? HeapSnapshot.WEAK_KEY_VALUE : 0);
+                        | (ref.get(5).asBoolean() ? HeapSnapshot.WEAK_KEY_VALUE : 0)
+                        | HeapSnapshot.keyTypeFlag(keyTypeId(ref.get(7).asString(null)));
                     int target = builder.objectId(ref.get(0).asString());
                     int kind = builder.kind(ref.get(2).asString());
                     int refName = name(builder, names, ref.get(3));
@@ -136,9 +137,24 @@ final class StoredSnapshotReader {
             }
             // every builder id is defined (checked above), so build() keeps the ids
             HeapSnapshot s = builder.build(new SnapshotInfo(id, summary.vm(), summary.source(), summary.sha256(),
-                summary.totalBytes(), Map.of(), List.of()));
+                summary.totalBytes(), Map.of(), List.of(), summary.producer(), summary.vmVersion()));
             s.attachAnalysis(analysis(s, names, reachable, distance, retainedSize, holder, holderKind, holderName, rootName));
             return new Stored(s, elementIds, snapshotElementId);
+        };
+    }
+
+    /** The key type id ({@link HeapSnapshot#KEY_STRING} …) of a stored {@code keyType}; absent or unknown: none. */
+    private static int keyTypeId(String keyType) {
+        if (keyType == null) {
+            return HeapSnapshot.KEY_NONE;
+        }
+        return switch (keyType) {
+            case "string" -> HeapSnapshot.KEY_STRING;
+            case "number" -> HeapSnapshot.KEY_NUMBER;
+            case "boolean" -> HeapSnapshot.KEY_BOOLEAN;
+            case "object" -> HeapSnapshot.KEY_OBJECT;
+            case "other" -> HeapSnapshot.KEY_OTHER;
+            default -> HeapSnapshot.KEY_NONE;
         };
     }
 

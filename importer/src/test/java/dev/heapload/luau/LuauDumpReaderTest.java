@@ -177,13 +177,16 @@ class LuauDumpReaderTest {
         assertEquals(new MemoryCategory(130, "Plugin \"Inspector\"", 672), s.info().categories().get(130));
         assertEquals(new MemoryCategory(131, "Packages\\Roact", 672), s.info().categories().get(131));
         assertEquals(List.of(
-            "invalid JSON repaired (Luau spec §7): 4 unescaped quote(s) inside names, kept as literal quotes,"
-                + " first at byte 1528",
-            "invalid JSON repaired (Luau spec §7): 4 literal backslash(es) (the VM writes no escapes), kept as"
-                + " backslashes, first at byte 1398",
-            "invalid JSON repaired (Luau spec §7): 1 raw control character(s) inside strings, first at byte 1302",
-            "invalid JSON repaired (Luau spec §7): 1 byte(s) that are not valid UTF-8, read as Latin-1 characters,"
-                + " first at byte 1104"), s.info().warnings());
+            // fields, not characters (issue 17 item 8): Instance:WaitForChild("Handle") and Plugin "Inspector" hold
+            // two stray quotes each, C:\engine\bindings\io three backslashes and Packages\Roact one
+            "invalid JSON repaired (Luau spec §7): 2 field(s) with unescaped quotes inside names (4 quote(s)), kept as"
+                + " literal quotes, first at byte 1528",
+            "invalid JSON repaired (Luau spec §7): 2 field(s) with literal backslashes (the VM writes no escapes)"
+                + " (4 backslash(es)), kept as backslashes, first at byte 1398",
+            "invalid JSON repaired (Luau spec §7): 1 field(s) with raw control characters inside strings (1 character(s)),"
+                + " first at byte 1302",
+            "invalid JSON repaired (Luau spec §7): 1 field(s) with bytes that are not valid UTF-8 (1 byte(s)), read as"
+                + " Latin-1 characters, first at byte 1104"), s.info().warnings());
         // the valid before.json needs no repair
         assertEquals(List.of(), read("edge-unescaped-names/before.json").info().warnings());
     }

@@ -8,9 +8,13 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import dev.heapload.analysis.PathHop;
+import dev.heapload.queries.SafeText;
+
 /**
  * The stable identity of a leak group across runs of a program: a hash of the group's retention path (names and
- * types, one line per hop, as the {@code LeakGroup.path} property spells them) and its head type, never of addresses.
+ * types, one line per hop: {@link PathHop#line} of the {@code LeakGroup} hops, control characters made visible) and
+ * its head type, never of addresses.
  *
  * <p>Normalisation, so that two runs of the same program give the same fingerprint: in every path line and in the
  * head type, hexadecimal numbers ({@code 0x} followed by hex digits) become {@code 0x#} and every other run of decimal
@@ -57,18 +61,38 @@ public final class LeakFingerprint {
     }
 
     /**
-     * The names along a retention path, one per hop: the root's name for the first line ({@code root NAME (TYPE)}),
-     * the reference's name for the others ({@code NAME in TYPE}); what known-leak patterns are matched against.
+     * The fingerprint of a group from its hops: {@link #of} over the hops' leak-trace lines ({@link PathHop#line})
+     * in their {@link SafeText#visible} form, so a name holding a newline stays inside its one line. For names
+     * without control characters or backslashes, the same fingerprint as the lines that earlier versions stored.
      */
-    public static List<String> segments(List<String> path) {
-        List<String> out = new ArrayList<>(path.size());
-        for (String line : path) {
-            if (line.startsWith("root ") && line.endsWith(")") && line.lastIndexOf(" (") > 4) {
-                out.add(line.substring(5, line.lastIndexOf(" (")));
-            } else {
-                int in = line.lastIndexOf(" in ");
-                out.add(in >= 0 ? line.substring(0, in) : line);
-            }
+    public static String ofHops(String headType, List<PathHop> hops) {
+        return of(SafeText.visible(headType), lines(hops));
+    }
+
+    /** The hops' leak-trace lines in their {@link SafeText#visible} form, one per hop: what reports print. */
+    public static List<String> lines(List<PathHop> hops) {
+        List<String> out = new ArrayList<>(hops.size());
+        for (PathHop h : hops) {
+            out.add(SafeText.visible(h.line()));
+        }
+        return out;
+    }
+
+    /**
+     * The names along a retention path, one per hop, in their {@link SafeText#visible} form: the root's name, then
+     * each hop's {@link PathHop#displayName} ({@code [kind]} without a name, a string key starting with {@code [}
+     * in double quotes); what known-leak patterns are matched against. Taken from the hops, never parsed from text,
+     * so a name holding {@code " in "}, a newline or a {@code root …} line is one segment.
+     */
+    public static List<String> segments(List<PathHop> hops) {
+        return rawSegments(hops).stream().map(SafeText::visible).toList();
+    }
+
+    /** {@link #segments} before {@link SafeText#visible}: the root's name, then each hop's display name. */
+    public static List<String> rawSegments(List<PathHop> hops) {
+        List<String> out = new ArrayList<>(hops.size());
+        for (PathHop h : hops) {
+            out.add(PathHop.ROOT_KIND.equals(h.kind()) ? String.valueOf(h.name()) : h.displayName());
         }
         return out;
     }

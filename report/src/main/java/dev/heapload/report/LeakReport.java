@@ -6,8 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.heapload.analysis.PathHop;
+import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.report.svg.TrendChartSvg;
+import dev.heapload.queries.SafeText;
 
 /**
  * The data of one {@code heapload report}: what every output format ({@link ReportJson}, {@link ReportHtml},
@@ -72,15 +75,17 @@ public record LeakReport(String reportName, String title, String generatedAt, St
      * @param retainedBytes sum of the heads' retained sizes
      * @param heads         number of heads (topmost new objects)
      * @param headType      their type
-     * @param path          retention path, one line per hop from the root
-     * @param name          the path's segments joined with {@code /}
+     * @param path          retention path, one line per hop from the root ({@link PathHop#line}), not escaped: every
+     *                      output prints each line escaped on one line of its own ({@link SafeText})
+     * @param hops          the same path as data (empty when the query gave no hop lists)
+     * @param name          the path's names ({@link LeakFingerprint#rawSegments}) joined with {@code /}, not escaped
      * @param fingerprint   {@link LeakFingerprint}
      * @param knownBy       the known-leaks entry that matched, or {@code null}
      * @param status        {@code new} or {@code persisting} with {@code --previous}, else {@code null}
      * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
      */
     public record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
-                 String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
+                 List<PathHop> hops, String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
 
         public boolean known() {
             return knownBy != null;
@@ -141,23 +146,32 @@ public record LeakReport(String reportName, String title, String generatedAt, St
                               List<GateResult> gateResults) {
         List<String> c = rows.columns();
         record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
-                   String fingerprint, String knownBy) {
+                   List<PathHop> hops, String name, String fingerprint, String knownBy) {
         }
         List<Raw> raw = new ArrayList<>();
         for (List<Object> row : rows.rows()) {
-            Object p = row.get(c.indexOf("path"));
-            List<String> path = new ArrayList<>();
-            if (p instanceof List<?> list) {
-                list.forEach(o -> path.add(String.valueOf(o)));
-            } else if (p != null) {
-                path.add(String.valueOf(p));
-            }
+            List<PathHop> hops = hops(c, row);
             String headType = String.valueOf(row.get(c.indexOf("headType")));
-            String fp = LeakFingerprint.of(headType, path);
-            KnownLeaks.Entry k = known.match(fp, LeakFingerprint.segments(path));
+            List<String> path;
+            String fp;
+            List<String> segments;
+            String name;
+            if (hops != null) {
+                path = SnapshotComparison.lines(hops);
+                fp = LeakFingerprint.ofHops(headType, hops);
+                segments = LeakFingerprint.segments(hops);
+                name = String.join("/", LeakFingerprint.rawSegments(hops));
+            } else {
+                // a query without the hop lists (a custom definition): its lines, one segment each
+                path = strings(row.get(c.indexOf("path")));
+                fp = LeakFingerprint.of(SafeText.visible(headType), path.stream().map(SafeText::visible).toList());
+                segments = path.stream().map(SafeText::visible).toList();
+                name = String.join("/", path);
+            }
+            KnownLeaks.Entry k = known.match(fp, segments);
             raw.add(new Raw(num(row.get(c.indexOf("objects"))), num(row.get(c.indexOf("newBytes"))),
                 num(row.get(c.indexOf("retainedBytes"))), num(row.get(c.indexOf("heads"))), headType, List.copyOf(path),
-                fp, k == null ? null : k.text()));
+                hops == null ? List.of() : hops, name, fp, k == null ? null : k.text()));
         }
         long n = 0;
         long objects = 0;
@@ -189,8 +203,8 @@ public record LeakReport(String reportName, String title, String generatedAt, St
                 }
             }
             String status = previousPrints == null ? null : previousPrints.contains(r.fingerprint) ? "persisting" : "new";
-            out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path,
-                String.join("/", LeakFingerprint.segments(r.path)), r.fingerprint, r.knownBy, status, List.copyOf(broken)));
+            out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path, r.hops,
+                r.name, r.fingerprint, r.knownBy, status, List.copyOf(broken)));
         }
         return out;
     }
@@ -200,6 +214,45 @@ public record LeakReport(String reportName, String title, String generatedAt, St
         Set<String> s = new HashSet<>();
         groups.forEach(g -> s.add(g.fingerprint()));
         return s;
+    }
+
+    /**
+     * The hops of a {@code leak-groups} row from its columns {@code pathNames}, {@code pathKinds},
+     * {@code pathKeyTypes}, {@code pathTypes} ({@code ""} name with {@code ""} key type: no name), or {@code null}
+     * when the row has none of them or their lengths differ.
+     */
+    public static List<PathHop> hops(List<String> columns, List<Object> row) {
+        int ni = columns.indexOf("pathNames");
+        int ki = columns.indexOf("pathKinds");
+        int ti = columns.indexOf("pathKeyTypes");
+        int hi = columns.indexOf("pathTypes");
+        if (ni < 0 || ki < 0 || ti < 0 || hi < 0) {
+            return null;
+        }
+        List<String> names = strings(row.get(ni));
+        List<String> kinds = strings(row.get(ki));
+        List<String> keyTypes = strings(row.get(ti));
+        List<String> types = strings(row.get(hi));
+        int k = names.size();
+        if (k == 0 || kinds.size() != k || keyTypes.size() != k || types.size() != k) {
+            return null;
+        }
+        List<PathHop> hops = new ArrayList<>(k);
+        for (int i = 0; i < k; i++) {
+            boolean none = keyTypes.get(i).isEmpty() && names.get(i).isEmpty();
+            hops.add(new PathHop(none ? null : names.get(i), kinds.get(i), keyTypes.get(i), types.get(i)));
+        }
+        return List.copyOf(hops);
+    }
+
+    private static List<String> strings(Object value) {
+        List<String> out = new ArrayList<>();
+        if (value instanceof List<?> list) {
+            list.forEach(o -> out.add(String.valueOf(o)));
+        } else if (value != null) {
+            out.add(String.valueOf(value));
+        }
+        return out;
     }
 
     public static long num(Object o) {

@@ -185,7 +185,7 @@ public final class ReportHtml {
             for (LeakReport.Resolved x : r.resolved().subList(0, Math.min(MAX_GROUPS, r.resolved().size()))) {
                 list.add(Map.of("name", x.name(), "fingerprint", x.fingerprint(), "summary", String.format(Locale.ROOT,
                         "previously %,d objects, %,d new bytes, %,d retained bytes", x.objects(), x.newBytes(), x.retainedBytes()),
-                    "path", String.join("\n", x.path())));
+                    "path", pathText(x.path())));
             }
             res.put("list", list);
             res.put("more", r.resolved().size() > MAX_GROUPS ? r.resolved().size() - MAX_GROUPS : null);
@@ -209,7 +209,7 @@ public final class ReportHtml {
                 g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes()));
             gm.put("knownBy", g.knownBy());
             gm.put("breaks", g.brokenGates().isEmpty() ? null : String.join(", ", g.brokenGates()));
-            gm.put("path", String.join("\n", g.path()));
+            gm.put("path", pathText(g.path()));
             list.add(gm);
         }
         Map<String, Object> m = new HashMap<>();
@@ -282,4 +282,17 @@ public final class ReportHtml {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * Path lines joined by LF, for the template (which keeps line breaks): a TAB, LF or CR inside one line is shown as
+     * {@code \t}, {@code \n}, {@code \r}, so a name holding a newline cannot start another path line.
+     */
+    private static String pathText(List<String> lines) {
+        List<String> out = new ArrayList<>(lines.size());
+        for (String l : lines) {
+            out.add(l.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r"));
+        }
+        return String.join("\n", out);
+    }
+
 }

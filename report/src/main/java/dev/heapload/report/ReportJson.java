@@ -15,6 +15,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import dev.heapload.analysis.PathHop;
+import dev.heapload.queries.SafeText;
+
 /**
  * The JSON form of a {@link LeakReport}: one object as {@code report.schema.json} (next to this class) describes,
  * {@code schemaVersion} {@value LeakReport#SCHEMA_VERSION}. Also reads the leak groups of a previous report for
@@ -76,13 +79,24 @@ public final class ReportJson {
             Map<String, Object> gm = new LinkedHashMap<>();
             gm.put("rank", g.rank());
             gm.put("fingerprint", g.fingerprint());
-            gm.put("name", g.name());
+            gm.put("name", SafeText.visible(g.name()));
             gm.put("objects", g.objects());
             gm.put("newBytes", g.newBytes());
             gm.put("retainedBytes", g.retainedBytes());
             gm.put("heads", g.heads());
             gm.put("headType", g.headType());
-            gm.put("path", g.path());
+            // lines to print: escaped, one per hop; the hops themselves as data
+            gm.put("path", g.path().stream().map(SafeText::visible).toList());
+            List<Object> hops = new ArrayList<>();
+            for (PathHop hop : g.hops()) {
+                Map<String, Object> hm = new LinkedHashMap<>();
+                hm.put("name", hop.name());
+                hm.put("kind", hop.kind());
+                hm.put("keyType", hop.keyType());
+                hm.put("type", hop.type());
+                hops.add(hm);
+            }
+            gm.put("hops", hops);
             gm.put("known", g.known());
             if (g.known()) {
                 gm.put("knownBy", g.knownBy());

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
+import dev.heapload.analysis.PathHop;
 import dev.heapload.queries.QueryResult;
 
 /** The HTML (template), Markdown and JUnit XML (StAX) forms of a constructed report: verdicts, escaping, layout. */
@@ -26,7 +27,9 @@ class ReportRenderersTest {
         LeakReport.Snapshot b = new LeakReport.Snapshot("before", "luau", "/d/before.json", "aa", 10, 1000);
         LeakReport.Snapshot t = new LeakReport.Snapshot("after", "luau", "/d/after.json", "bb", 20, 2000);
         List<LeakReport.Group> list = groups == 0 ? List.of() : List.of(new LeakReport.Group(1, 3, 120, 150, 1, "table",
-            List.of("root registry (table)", HOSTILE + " in table"), "registry/" + HOSTILE, "0123456789abcdef", null, null,
+            List.of("root registry (table)", HOSTILE + " in table"),
+            List.of(new PathHop("registry", PathHop.ROOT_KIND, "name", "table"), new PathHop(HOSTILE, "value", "string", "table")),
+            "registry/" + HOSTILE, "0123456789abcdef", null, null,
             gates.stream().anyMatch(LeakReport.GateResult::failed) ? List.of("leak-groups>0") : List.of()));
         LeakReport.Headline hl = new LeakReport.Headline("luau", 10, 1000, 0, 3, 120, 150, groups, 0, false);
         QueryResult rows = new QueryResult(List.of("name", "bytes"), List.of(List.of(HOSTILE, 5L)), false);
