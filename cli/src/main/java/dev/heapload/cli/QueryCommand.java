@@ -109,7 +109,7 @@ final class QueryCommand implements Callable<Integer> {
             }
         }
         try (store) {
-            return QueryRunner.run(store.database(), query, bound, limit, timeout);
+            return QueryRunner.run(store.databaseFor(query.name(), bound), query, bound, limit, timeout);
         }
     }
 

@@ -59,9 +59,12 @@ public final class GraphSchema {
      * Version of this schema, recorded in a store's catalog with the graph built from it. A store whose graph was
      * built with another version gets its graph rebuilt from its snapshot files when it is next opened for queries
      * ({@link GraphStore#database()}). History: 1 (absent from the catalog) RETAINED_BY relationships; 2 the
-     * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW.
+     * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW;
+     * 4 one graph per snapshot (docs/store.md): a snapshot's graph holds its own objects and comparisons (itself the
+     * target) and only the {@code Snapshot}, {@code Category} and {@code Stats} nodes of the store's other snapshots;
+     * comparisons are written when a load or a first request asks for them, not for every pair. Recorded per snapshot.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     public static final String SNAPSHOT = "Snapshot";
     public static final String OBJECT = "Object";
