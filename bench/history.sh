@@ -13,6 +13,7 @@
 # Needs GNU time (/usr/bin/time). The figures depend on the machine's load: compare ratios of one run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+hl="${HEAPLOAD:-$here/heapload}"   # the launcher (a copy of a build, to bench while the worktree is rebuilt)
 variant="${1:-medium}"
 shared="${SHARED:-$here/../shared}"
 out="${OUT:-/tmp/heapload-history}"
@@ -31,7 +32,7 @@ pick() { local f="${files[$(( ($1 - 1) % ${#files[@]} ))]}"; [ -f "$f" ] && echo
 report_at="${REPORT_AT:-$n}"
 rm -rf "$out"; mkdir -p "$out"
 store="$out/store"
-"$here/heapload" --version >/dev/null   # builds the worktree once, outside the measurements
+"$hl" --version >/dev/null   # builds the worktree once, outside the measurements
 
 # one timed command: prints "wall cpu rss_kib"
 timed() {
@@ -48,17 +49,17 @@ for k in $(seq 1 "$n"); do
   f="$(pick "$k")"; key="$(basename "$(dirname "$f")")"
   if [ "$k" -le "${#files[@]}" ] || [ $(( k % every )) -eq 0 ]; then
     rm -rf "$out/empty"
-    read -r w c r < <(timed "$here/heapload" --no-progress --db "$out/empty" --name "night-$k" "$f")
+    read -r w c r < <(timed "$hl" --no-progress --db "$out/empty" --name "night-$k" "$f")
     emptyWall[$key]="${emptyWall[$key]:-} $w"; emptyCpu[$key]="${emptyCpu[$key]:-} $c"
     printf '%-6s %-28s %8s %8s %9d %10s %9s %8s\n' "empty" "$key" "$w" "$c" $(( r / 1024 )) "-" "1.00" "1.00"
   fi
-  read -r w c r < <(timed "$here/heapload" --no-progress --db "$store" --name "night-$k" "$f")
+  read -r w c r < <(timed "$hl" --no-progress --db "$store" --name "night-$k" "$f")
   size=$(du -sm "$store" | cut -f1)
   ew=$(echo ${emptyWall[$key]} | tr ' ' '\n' | median); ec=$(echo ${emptyCpu[$key]} | tr ' ' '\n' | median)
   printf '%-6s %-28s %8s %8s %9d %10d %9.2f %8.2f\n' "$k" "$key" "$w" "$c" $(( r / 1024 )) "$size" \
     "$(echo "$w / $ew" | bc -l)" "$(echo "$c / $ec" | bc -l)"
   if [[ " $report_at " == *" $k "* ]] && [ "$k" -ge 2 ]; then
-    read -r w c r < <(timed "$here/heapload" report --db "$store" --baseline-id "night-$((k - 1))" \
+    read -r w c r < <(timed "$hl" report --db "$store" --baseline-id "night-$((k - 1))" \
       --target-id "night-$k" --out "$out/report-$k" --format html,json)
     printf '%-6s %-28s %8s %8s %9d   (heapload report night-%d night-%d)\n' "report" "$key" "$w" "$c" $(( r / 1024 )) $((k - 1)) "$k"
   fi

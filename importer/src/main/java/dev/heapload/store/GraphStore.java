@@ -1359,7 +1359,6 @@ public final class GraphStore implements AutoCloseable {
                 }
                 log.printf("heapload: import and indexes of '%s' %.2f s%n", id, (System.nanoTime() - t0) / 1e9);
                 Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
-                models.remove(id);
             }
             if (writer != null) {
                 writer.await();

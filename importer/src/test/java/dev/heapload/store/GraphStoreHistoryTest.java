@@ -40,7 +40,7 @@ import dev.heapload.model.Progress;
 class GraphStoreHistoryTest {
 
     @TempDir
-    Path tmp;
+    static Path tmp;
 
     private Path dir;
     private GraphStore store;
@@ -67,7 +67,7 @@ class GraphStoreHistoryTest {
 
     /** The Snapshot nodes of {@code snapshot}'s graph in loadOrder, as "id:loadOrder". */
     private List<String> snapshotNodes(String snapshot) throws IOException {
-        return strings(snapshot, "MATCH (s:Snapshot) RETURN s.id + ':' + s.loadOrder AS s ORDER BY s.loadOrder");
+        return strings(snapshot, "MATCH (s:Snapshot) WITH s ORDER BY s.loadOrder RETURN s.id + ':' + s.loadOrder AS x");
     }
 
     /** Every file of the store but logs and lock (graph homes by name only: Neo4j rewrites its files on open). */
