@@ -40,42 +40,46 @@ import dev.heapload.model.HeapSnapshotFile;
 import dev.heapload.model.Progress;
 
 /**
- * A directory holding any number of heap snapshots and one embedded Neo4j graph of all of them, for
- * loading now and querying later (schema: {@link GraphSchema}).
+ * A directory holding any number of heap snapshots, each with an embedded Neo4j graph of its own, for loading now
+ * and querying later (schema: {@link GraphSchema}; design and measurements: docs/store.md).
  *
  * <h2>Directory layout</h2>
  * <pre>
- *   DIR/catalog.properties        committed state: current graph generation, snapshot list (the commit point)
+ *   DIR/catalog.properties        committed state: snapshots in load order, each one's graph directory, graph schema
+ *                                 and pruned flag, the baseline setting (the commit point)
  *   DIR/snapshots/&lt;id&gt;.hsnap      each snapshot's model and analysis ({@link HeapSnapshotFile}); ids that
- *                                 are not plain file names are %-encoded
- *   DIR/graph-&lt;generation&gt;/       Neo4j home of the current graph (data/databases/neo4j, data/transactions)
- *   DIR/graph.building-&lt;g&gt;/       a graph being built (deleted on failure, on Ctrl-C, and on open)
+ *                                 are not plain file names are %-encoded; dropped by {@link #prune}
+ *   DIR/summaries/&lt;id&gt;.summary  each snapshot's figures ({@link StoredSummary}), kept forever
+ *   DIR/graphs/&lt;id&gt;-&lt;g&gt;/        Neo4j home of a snapshot's graph (data/databases/neo4j, data/transactions)
+ *   DIR/graph.building-&lt;g&gt;-&lt;k&gt;/   a graph being built (deleted on failure, on Ctrl-C, and on open)
  *   DIR/neo4j.log                 Neo4j's user log and the importer's report; DIR/logs/debug.log: its debug log
  *   DIR/store.lock                held while a GraphStore is open (one process at a time); holds that
  *                                 process's pid and what it does ({@link #holder}) for the "in use" message
  * </pre>
  *
  * <h2>All-or-nothing updates</h2>
- * Every {@link #load}, replace and {@link #delete} builds a fresh graph of all snapshots with Neo4j's offline
- * parallel importer in {@code graph.building-<g>}, creates the indexes, renames it {@code graph-<g>}, and only
- * then atomically replaces {@code catalog.properties}; a new snapshot's file is written as
- * {@code <id>.hsnap.pending-<g>} and moved to {@code <id>.hsnap} after that commit (or on the next open, if the
- * process died in between). Before the commit an exception, an interrupt or Ctrl-C (a shutdown hook)
- * removes everything the attempt wrote, so the store stays exactly as it was. A rebuild first checks the free disk
- * space against an estimate ({@link DiskSpace}) and refuses with a {@link DiskFullException} when it is too small;
- * a disk that fills during the rebuild ends it with one too, the attempt's files removed. Cost: a load rebuilds the
- * whole graph, so its time grows with the other snapshots in the store (each is read back from its file).
+ * A {@link #load} (or replace) builds only the new snapshots' graphs, each with Neo4j's offline parallel importer in
+ * {@code graph.building-*}, renamed into {@code graphs/}; it holds the snapshot's objects, its comparisons with the
+ * previous snapshot and the store's baseline, and the other snapshots' summary nodes. New model and summary files
+ * are written as {@code *.pending-<g>}; the atomic replacement of {@code catalog.properties} commits all of it, and
+ * the pending files are moved into place after it (or on the next open, if the process died in between). Before the
+ * commit an exception, an interrupt or Ctrl-C (a shutdown hook) removes everything the attempt wrote, so the store
+ * stays exactly as it was. {@link #delete}, {@link #prune} and {@link #setBaseline} are a catalog commit each, after
+ * which the files it no longer names are removed. A comparison on first request ({@link #compare}) and the update of
+ * a graph's summary nodes ({@link #database(String)}) are one Neo4j transaction each. A build first checks the free
+ * disk space against an estimate ({@link DiskSpace}) and refuses with a {@link DiskFullException} when it is too
+ * small; a disk that fills during the build ends it with one too, the attempt's files removed. No operation reads or
+ * rebuilds the other snapshots' graphs or models (at most the previous snapshot's and the baseline's model, to
+ * compare), so its cost does not grow with the store.
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
  * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
  * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.3–1.5 GiB).
- * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
- * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
- * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
- * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1).
- * A load needs the heap for its snapshot model plus about one other snapshot model at a time; off the heap,
- * the importer's page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
+ * Opening the store does not start Neo4j; {@link #database(String)} starts the embedded DBMS on one snapshot's graph
+ * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1). A load needs the
+ * heap for its snapshot models plus one other model at a time (a comparison partner); off the heap, the importer's
+ * page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
  * {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB).
  *
  * <p>Not thread-safe: use from one thread.
@@ -458,7 +462,7 @@ public final class GraphStore implements AutoCloseable {
 
     /**
      * Adds {@code snapshot} (id {@code snapshot.info().id()}) to the store, with its analysis when
-     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and rebuilds the graph. All or nothing: when this
+     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and builds its graph. All or nothing: when this
      * throws (or the process is interrupted), the store is as before. Closes the DBMS of {@link #database()}
      * first; the next {@link #database()} call opens the new graph.
      *
@@ -473,7 +477,7 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Adds several snapshots in one rebuild (one import instead of one per snapshot), in list order; all or
+     * Adds several snapshots in one commit (one graph each), in list order, the last also compared with the first; all or
      * nothing for the whole list. Otherwise as {@link #load(HeapSnapshot, boolean, Progress)}.
      *
      * @throws IllegalArgumentException also when two snapshots of the list have the same id
@@ -539,9 +543,10 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Removes snapshot {@code id} and rebuilds the graph without it; all or nothing like {@link #load}.
+     * Removes snapshot {@code id}: its graph, model and summary, in one catalog commit (nothing is rebuilt; the other
+     * graphs drop its summary nodes and the comparisons against it when next opened). All or nothing.
      *
-     * @param progress phases {@code "import"} (%), {@code "index"} (%)
+     * @param progress unused (kept for callers)
      * @throws SnapshotNotFoundException when the store has no such snapshot (nothing changed)
      * @throws IOException on file-system or import errors
      */
