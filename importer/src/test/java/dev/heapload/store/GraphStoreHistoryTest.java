@@ -203,11 +203,12 @@ class GraphStoreHistoryTest {
     @Test
     @Order(5)
     void aStoreOfTheOneGraphLayoutIsConvertedAndKeepsEverySnapshot() throws IOException {
-        store.close();
+        if (store != null) {
+            store.close();
+        }
         store = null;
         // as heapload-store-1 wrote it: no graph, graphSchema or pruned lines, no summaries, one graph-<g> folder
         Path legacy = tmp.resolve("legacy");
-        Files.createDirectories(legacy.resolve("snapshots"));
         try (GraphStore s = GraphStore.open(legacy)) {
             s.load(List.of(TestSnapshots.analysed("x"), TestSnapshots.plain("y", 2)), false, Progress.NONE);
         }
