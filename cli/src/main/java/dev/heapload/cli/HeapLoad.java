@@ -38,7 +38,7 @@ import picocli.CommandLine.Parameters;
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class,
-        CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, CommandLine.HelpCommand.class,
+        CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
         CompletionCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
@@ -67,6 +67,16 @@ public final class HeapLoad implements Callable<Integer> {
 
     @Option(names = "--replace", description = "Replace a snapshot with the same id instead of refusing.")
     boolean replace;
+
+    @Option(names = "--baseline", paramLabel = "ID",
+        description = "Set the store's baseline: this and every later load also compares with snapshot ID (besides the "
+            + "previous one); prune keeps it.")
+    String baseline;
+
+    @Option(names = "--keep", paramLabel = "N",
+        description = "After the load, keep the graphs and models of the newest N snapshots only (heapload prune "
+            + "--keep-last N); the others' figures stay for trend. Default: keep everything.")
+    Integer keep;
 
     @Option(names = "--progress", negatable = true,
         description = "Draw progress bars on stderr for phases longer than a second (--progress: always; --no-progress: "
@@ -131,6 +141,13 @@ public final class HeapLoad implements Callable<Integer> {
                 + " (known: " + String.join(", ", DumpReaders.FORMATS) + ")");
         }
         bolt.check(spec);
+        if (bolt.remote() && (baseline != null || keep != null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --keep need the embedded store"
+                + " (--db), not --uri");
+        }
+        if (keep != null && keep < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--keep must be at least 1");
+        }
         if (bolt.remote()) {
             return loadRemote();
         }
@@ -155,17 +172,31 @@ public final class HeapLoad implements Callable<Integer> {
             if (store == null) {
                 store = GraphStore.open(db);
             }
-            // one rebuild for all files: one import instead of one per file
+            // one all-or-nothing commit for all files
+            if (baseline != null && !ids.contains(baseline)) {
+                store.setBaseline(baseline);
+            }
             bars.reset();
             store.load(snapshots, replace, bars);
             bars.end();
+            if (baseline != null && ids.contains(baseline)) {
+                store.setBaseline(baseline);
+            }
+            if (keep != null) {
+                List<String> pruned = store.prune(keep, List.of());
+                if (!pruned.isEmpty()) {
+                    System.err.println("heapload: pruned " + pruned.size() + " older snapshot(s) (--keep " + keep
+                        + "): their figures stay for heapload trend");
+                }
+            }
             printLoaded(snapshots, db.toAbsolutePath().normalize().toString(), readTimes, bars, out);
             if (snapshots.size() >= 2) {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
                 printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
-                var result = dev.heapload.queries.QueryRunner.run(store.database(), query,
+                var result = dev.heapload.queries.QueryRunner.run(store.databaseFor(query.name(),
+                        Map.of("baseline", baseline, "target", target)), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString()), out);
             }

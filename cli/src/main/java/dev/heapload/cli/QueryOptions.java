@@ -128,7 +128,7 @@ final class QueryOptions {
             }
         }
         try (store) {
-            return QueryRunner.run(store.database(), query, bound, limit, timeout);
+            return QueryRunner.run(store.databaseFor(query.name(), bound), query, bound, limit, timeout);
         }
     }
 

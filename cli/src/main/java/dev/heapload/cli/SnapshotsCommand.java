@@ -42,7 +42,7 @@ final class SnapshotsCommand implements Callable<Integer> {
                     remote.delete(delete);
                     out.println("deleted snapshot " + SafeText.visible(delete));
                 }
-                print(remote.snapshots(), out);
+                print(remote.snapshots(), out, id -> false);
             }
             return 0;
         }
@@ -52,18 +52,19 @@ final class SnapshotsCommand implements Callable<Integer> {
                 store.delete(delete);
                 out.println("deleted snapshot " + SafeText.visible(delete));
             }
-            print(store.snapshots(), out);
+            print(store.snapshots(), out, store::isPruned);
         }
         return 0;
     }
 
     /** The listing: a header line, then one line per snapshot. */
-    private static void print(List<SnapshotSummary> list, PrintStream out) {
+    private static void print(List<SnapshotSummary> list, PrintStream out, java.util.function.Predicate<String> pruned) {
         out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
             "bytes", "loaded at", "source");
         for (SnapshotSummary s : list) {
             out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", SafeText.visible(s.id()), SafeText.visible(s.vm()), s.objectCount(),
-                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"), SafeText.visible(s.source()));
+                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"),
+                SafeText.visible(s.source()) + (pruned.test(s.id()) ? " (pruned: figures only)" : ""));
         }
     }
 }

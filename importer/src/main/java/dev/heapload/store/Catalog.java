@@ -18,21 +18,35 @@ import java.util.List;
 import java.util.Properties;
 
 /**
- * The committed state of a store: which graph directory is current and which snapshots it holds.
- * Replacing this file (write to a temporary file, force, atomic rename) is the single commit point of
- * every load, replace and delete.
+ * The committed state of a store: which snapshots it holds, in load order, and for each the directory of its own
+ * graph (a Neo4j home under {@code graphs/}), whether it was pruned, and the store's baseline setting. Replacing this
+ * file (write to a temporary file, force, atomic rename) is the single commit point of every load, replace, delete,
+ * prune and graph build (docs/store.md).
+ *
+ * <p>Format {@code heapload-store-2}; a catalog of format {@code heapload-store-1} (one graph of all snapshots,
+ * {@code graph-<generation>}) is read as entries without graphs, {@link #legacy} set, for the migration of
+ * {@link GraphStore#open}.
  */
 final class Catalog {
 
     static final String FILE = "catalog.properties";
-    private static final String FORMAT = "heapload-store-1";
+    private static final String FORMAT = "heapload-store-2";
+    private static final String FORMAT_1 = "heapload-store-1";
 
     /**
-     * A snapshot in the store: its summary, its file name under {@code snapshots/}, its category count, and the number
-     * of {@code Missing} nodes its graph has ({@code --keep-dangling}; property {@code missingCount}, absent = 0).
+     * A snapshot in the store: its summary, its file name under {@code snapshots/}, its category count, the number of
+     * {@code Missing} nodes its graph has ({@code --keep-dangling}; property {@code missingCount}, absent = 0), the
+     * directory of its graph under {@code graphs/} (null: none built yet, or pruned), the {@link GraphSchema#VERSION}
+     * that graph was built with, and whether the snapshot was pruned (graph and model dropped, summary kept).
      */
-    record Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount) {
-        /** An entry without Missing nodes. */
+    record Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount, String graph,
+                 int graphSchema, boolean pruned) {
+        /** An entry without a graph yet. */
+        Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount) {
+            this(summary, file, categoryCount, missingCount, null, GraphSchema.VERSION, false);
+        }
+
+        /** An entry without a graph yet and without Missing nodes. */
         Entry(SnapshotSummary summary, String file, int categoryCount) {
             this(summary, file, categoryCount, 0);
         }
@@ -40,35 +54,65 @@ final class Catalog {
         String id() {
             return summary.id();
         }
+
+        /** The file name of its summary under {@code summaries/}. */
+        String summaryFile() {
+            return file.substring(0, file.length() - ".hsnap".length()) + ".summary";
+        }
+
+        /** The same entry with its graph in {@code graph} (built now, with the current schema). */
+        Entry withGraph(String graph) {
+            return new Entry(summary, file, categoryCount, missingCount, graph, GraphSchema.VERSION, false);
+        }
+
+        /** The same entry pruned: no graph, no model. */
+        Entry asPruned() {
+            return new Entry(summary, file, categoryCount, missingCount, null, graphSchema, true);
+        }
+
+        /** True when its graph exists and was built with the current schema. */
+        boolean hasCurrentGraph() {
+            return graph != null && graphSchema == GraphSchema.VERSION;
+        }
     }
 
     final long generation;
     final List<Entry> entries;
-    /** {@link GraphSchema#VERSION} of the graph of this generation when it was built (1 when the file has none). */
-    final int graphSchema;
+    /** The store's baseline setting (a snapshot id every load is also compared against), or null. */
+    final String baseline;
+    /** Read from a format-1 catalog: the one graph of all snapshots ({@code graph-<generation>}) to be replaced. */
+    final boolean legacy;
 
-    /** A catalog whose graph is (to be) built now, with the current {@link GraphSchema#VERSION}. */
     Catalog(long generation, List<Entry> entries) {
-        this(generation, entries, GraphSchema.VERSION);
+        this(generation, entries, null, false);
     }
 
-    private Catalog(long generation, List<Entry> entries, int graphSchema) {
+    Catalog(long generation, List<Entry> entries, String baseline, boolean legacy) {
         this.generation = generation;
         this.entries = List.copyOf(entries);
-        this.graphSchema = graphSchema;
+        this.baseline = baseline;
+        this.legacy = legacy;
     }
 
     static Catalog empty() {
         return new Catalog(0, List.of());
     }
 
-    /** Name of the current graph directory, or {@code null} when no graph was ever built. */
-    String graphDirectory() {
-        return generation == 0 ? null : graphDirectory(generation);
+    /** The directory name of a graph built in {@code generation} for the snapshot file {@code file}. */
+    static String graphDirectory(String file, long generation) {
+        return file.substring(0, file.length() - ".hsnap".length()) + "-" + generation;
     }
 
-    static String graphDirectory(long generation) {
-        return "graph-" + generation;
+    /** The same catalog with another baseline setting (null: none), as the next generation. */
+    Catalog withBaseline(String id) {
+        return new Catalog(generation + 1, entries, id, false);
+    }
+
+    /** The next generation with {@code entry} put in place of the entry with its id (which must exist). */
+    Catalog replacing(Entry entry) {
+        List<Entry> list = new ArrayList<>(entries);
+        list.replaceAll(e -> e.id().equals(entry.id()) ? entry : e);
+        return new Catalog(generation + 1, list, baseline, false);
     }
 
     Entry find(String id) {
@@ -82,7 +126,7 @@ final class Catalog {
 
     /** The same entries under another generation number. */
     Catalog withGeneration(long g) {
-        return new Catalog(g, entries);
+        return new Catalog(g, entries, baseline, false);
     }
 
     /** A copy of the next generation with {@code entry} added, or put in place of the entry with its id. */
@@ -98,14 +142,14 @@ final class Catalog {
         if (!replaced) {
             list.add(entry);
         }
-        return new Catalog(generation + 1, list);
+        return new Catalog(generation + 1, list, baseline, false);
     }
 
     /** A copy of the next generation without the entry {@code id}. */
     Catalog without(String id) {
         List<Entry> list = new ArrayList<>(entries);
         list.removeIf(e -> e.id().equals(id));
-        return new Catalog(generation + 1, list);
+        return new Catalog(generation + 1, list, id.equals(baseline) ? null : baseline, false);
     }
 
     /**
@@ -137,7 +181,8 @@ final class Catalog {
         } catch (NoSuchFileException e) {
             return empty();
         }
-        if (!FORMAT.equals(p.getProperty("format"))) {
+        boolean legacy = FORMAT_1.equals(p.getProperty("format"));
+        if (!legacy && !FORMAT.equals(p.getProperty("format"))) {
             throw new IOException(file + ": not a heapload store catalog of format " + FORMAT
                 + " (found " + p.getProperty("format") + ")");
         }
@@ -154,10 +199,18 @@ final class Catalog {
                     Long.parseLong(required(p, k + "totalBytes")), Long.parseLong(required(p, k + "objectBytes")),
                     Boolean.parseBoolean(required(p, k + "analysed")), p.getProperty(k + "producer"),
                     p.getProperty(k + "vmVersion"));
-                entries.add(new Entry(s, required(p, k + "file"), Integer.parseInt(required(p, k + "categoryCount")),
-                    Integer.parseInt(p.getProperty(k + "missingCount", "0"))));
+                String name = required(p, k + "file");
+                int categories = Integer.parseInt(required(p, k + "categoryCount"));
+                int missing = Integer.parseInt(p.getProperty(k + "missingCount", "0"));
+                if (legacy) {
+                    entries.add(new Entry(s, name, categories, missing, null, GraphSchema.VERSION, false));
+                } else {
+                    entries.add(new Entry(s, name, categories, missing, p.getProperty(k + "graph"),
+                        Integer.parseInt(p.getProperty(k + "graphSchema", "0")),
+                        Boolean.parseBoolean(p.getProperty(k + "pruned", "false"))));
+                }
             }
-            return new Catalog(generation, entries, Integer.parseInt(p.getProperty("graphSchema", "1")));
+            return new Catalog(generation, entries, p.getProperty("baseline"), legacy);
         } catch (NumberFormatException | DateTimeParseException | NullPointerException e) {
             throw new IOException(file + ": corrupt store catalog (" + e.getMessage() + ")", e);
         }
@@ -176,7 +229,9 @@ final class Catalog {
         Properties p = new Properties();
         p.setProperty("format", FORMAT);
         p.setProperty("generation", Long.toString(generation));
-        p.setProperty("graphSchema", Integer.toString(graphSchema));
+        if (baseline != null) {
+            p.setProperty("baseline", baseline);
+        }
         p.setProperty("snapshot.count", Integer.toString(entries.size()));
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
@@ -206,6 +261,13 @@ final class Catalog {
             p.setProperty(k + "categoryCount", Integer.toString(e.categoryCount()));
             if (e.missingCount() > 0) {
                 p.setProperty(k + "missingCount", Integer.toString(e.missingCount()));
+            }
+            if (e.graph() != null) {
+                p.setProperty(k + "graph", e.graph());
+            }
+            p.setProperty(k + "graphSchema", Integer.toString(e.graphSchema()));
+            if (e.pruned()) {
+                p.setProperty(k + "pruned", "true");
             }
         }
         Path tmp = dir.resolve(FILE + ".tmp");

@@ -50,10 +50,33 @@ final class GraphInput implements Input {
      * relationships are emitted, but its node ids are reserved as for any part, so the comparisons can point
      * at its Snapshot node and objects (the writer maps those ids to the existing nodes).
      */
-    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored) {
+    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored, StoredSummary summary) {
         /** A part whose nodes and relationships are written. */
         Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
-            this(entry, source, stats, false);
+            this(entry, source, stats, false, null);
+        }
+
+        /** A part with all its objects, stored or not. */
+        Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored) {
+            this(entry, source, stats, stored, null);
+        }
+
+        /**
+         * A summary-only part: the snapshot's {@code Snapshot} node with its {@code Category} and {@code Stats} nodes
+         * from {@code summary}, no objects (another snapshot of a per-snapshot graph, docs/store.md).
+         */
+        static Part summaryOnly(Catalog.Entry entry, StoredSummary summary, boolean stored) {
+            return new Part(entry, null, null, stored, summary);
+        }
+
+        /** Object nodes this part has (or reserves) in the graph: none for a summary-only part. */
+        long objectNodes() {
+            return summary != null ? 0 : entry.summary().objectCount();
+        }
+
+        /** Its Stats nodes. */
+        int statsNodes() {
+            return summary != null ? summary.buckets().size() : stats == null ? 0 : stats.buckets().size();
         }
     }
 
@@ -80,6 +103,8 @@ final class GraphInput implements Input {
     private final long[] pairBase;
     private final long nodeCount;
     private final long firstLoadOrder;
+    /** Per part its Snapshot node's {@code loadOrder}, or null for {@code firstLoadOrder + index}. */
+    private final long[] loadOrders;
 
     /** A graph of snapshots without comparisons. */
     GraphInput(List<Part> parts) {
@@ -98,9 +123,22 @@ final class GraphInput implements Input {
      *                       the following numbers
      */
     GraphInput(List<Part> parts, List<Pair> pairs, long firstLoadOrder) {
+        this(parts, pairs, firstLoadOrder, null);
+    }
+
+    /**
+     * A graph whose parts' Snapshot nodes get the given {@code loadOrder} each (one per part), e.g. a per-snapshot graph
+     * whose first part is its own snapshot and the others the store's other snapshots in any order.
+     */
+    GraphInput(List<Part> parts, List<Pair> pairs, long[] loadOrders) {
+        this(parts, pairs, 0, loadOrders.clone());
+    }
+
+    private GraphInput(List<Part> parts, List<Pair> pairs, long firstLoadOrder, long[] loadOrders) {
         this.parts = List.copyOf(parts);
         this.pairs = List.copyOf(pairs);
         this.firstLoadOrder = firstLoadOrder;
+        this.loadOrders = loadOrders;
         this.nodeBase = new long[parts.size()];
         this.pairBase = new long[pairs.size()];
         long base = 0;
@@ -108,8 +146,7 @@ final class GraphInput implements Input {
             nodeBase[i] = base;
             Part p = parts.get(i);
             Catalog.Entry e = p.entry();
-            base += e.summary().objectCount() + 1 + e.categoryCount() + (p.stats() == null ? 0 : p.stats().buckets().size())
-                + e.missingCount();
+            base += p.objectNodes() + 1 + e.categoryCount() + p.statsNodes() + (p.summary() != null ? 0 : e.missingCount());
         }
         for (int i = 0; i < pairs.size(); i++) {
             pairBase[i] = base;
@@ -139,9 +176,18 @@ final class GraphInput implements Input {
         return parts.get(part).entry().summary().id();
     }
 
-    /** The number of objects of part {@code part}. */
+    /** The number of object nodes of part {@code part} (0 for a summary-only part). */
     long objectCount(int part) {
-        return parts.get(part).entry().summary().objectCount();
+        return parts.get(part).objectNodes();
+    }
+
+    /** True when part {@code part} is summary-only (no objects, no model). */
+    boolean summaryOnly(int part) {
+        return parts.get(part).summary() != null;
+    }
+
+    private long loadOrder(int part) {
+        return loadOrders != null ? loadOrders[part] : firstLoadOrder + part;
     }
 
     /** The node id of part {@code part}'s Snapshot node. */
@@ -185,6 +231,12 @@ final class GraphInput implements Input {
                 continue;
             }
             SnapshotSummary s = p.entry().summary();
+            if (p.summary() != null) {
+                nodeProps += 9 + 4L * p.entry().categoryCount();
+                labels += 1 + p.entry().categoryCount();
+                rels += p.entry().categoryCount();
+                continue;
+            }
             long n = s.objectCount();
             int c = p.entry().categoryCount();
             rels += s.referenceCount() + c;
@@ -210,6 +262,8 @@ final class GraphInput implements Input {
         final String[] kinds;
         final MemoryCategory[] categories;
         final SnapshotStatistics stats;
+        /** The Stats buckets: the statistics' or the stored summary's. */
+        final List<SnapshotStatistics.Bucket> buckets;
         final long statsBase;
         /** Per-category top retainers flattened: category id, rank, object id. */
         final int[][] categoryTop;
@@ -218,6 +272,29 @@ final class GraphInput implements Input {
         /** The node id of the first Missing node (the last nodes of the part's block). */
         final long missingBase;
         final dev.heapload.model.DanglingReferences dangling;
+
+        /** A summary-only part: Snapshot, Category and Stats nodes, nothing else. */
+        Loaded(Part part, long base, long loadOrder, StoredSummary stored) {
+            this.loadOrder = loadOrder;
+            this.snapshot = null;
+            this.summary = part.entry().summary();
+            this.id = summary.id();
+            this.analysis = null;
+            this.base = base;
+            this.snapshotNode = base;
+            this.categoryBase = snapshotNode + 1;
+            this.typeNames = new String[0];
+            this.kinds = new String[0];
+            this.labelsByType = new String[0][];
+            this.weakOnlyLabels = new String[0][];
+            this.categories = stored.categories().toArray(MemoryCategory[]::new);
+            this.stats = null;
+            this.buckets = stored.buckets();
+            this.statsBase = categoryBase + categories.length;
+            this.categoryTop = new int[0][];
+            this.dangling = dev.heapload.model.DanglingReferences.NONE;
+            this.missingBase = statsBase + buckets.size();
+        }
 
         Loaded(Part part, long base, long loadOrder) throws IOException {
             this.loadOrder = loadOrder;
@@ -252,6 +329,7 @@ final class GraphInput implements Input {
             }
             this.categories = snapshot.info().categories().values().toArray(MemoryCategory[]::new);
             this.stats = analysis == null ? null : part.stats();
+            this.buckets = stats == null ? List.of() : stats.buckets();
             this.statsBase = categoryBase + categories.length;
             List<int[]> top = new ArrayList<>();
             if (stats != null) {
@@ -272,12 +350,12 @@ final class GraphInput implements Input {
 
         long count(Segment segment) {
             return switch (segment) {
-                case OBJECTS -> snapshot.objectCount();
+                case OBJECTS -> snapshot == null ? 0 : snapshot.objectCount();
                 case SNAPSHOT -> 1;
                 case CATEGORIES, HAS_CATEGORY -> categories.length;
-                case REFERENCES -> snapshot.referenceCount();
-                case ROOTS -> snapshot.roots().size();
-                case STATS, HAS_STATS -> stats == null ? 0 : stats.buckets().size();
+                case REFERENCES -> snapshot == null ? 0 : snapshot.referenceCount();
+                case ROOTS -> snapshot == null ? 0 : snapshot.roots().size();
+                case STATS, HAS_STATS -> buckets.size();
                 case TOP_RETAINER -> stats == null ? 0 : stats.topRetainers().length;
                 case CATEGORY_TOP_RETAINER -> categoryTop.length;
                 case MISSING -> dangling.missingCount();
@@ -303,9 +381,9 @@ final class GraphInput implements Input {
             this.baseline = parts.get(p.baseline()).entry().summary().id();
             this.target = parts.get(p.target()).entry().summary().id();
             this.node = pairBase[index];
-            this.baselineSnapshotNode = nodeBase[p.baseline()] + parts.get(p.baseline()).entry().summary().objectCount();
+            this.baselineSnapshotNode = nodeBase[p.baseline()] + parts.get(p.baseline()).objectNodes();
             this.targetBase = nodeBase[p.target()];
-            this.targetSnapshotNode = targetBase + parts.get(p.target()).entry().summary().objectCount();
+            this.targetSnapshotNode = targetBase + parts.get(p.target()).objectNodes();
         }
 
         long count(Segment segment) {
@@ -350,7 +428,9 @@ final class GraphInput implements Input {
                         if (parts.get(part).stored()) {
                             continue;
                         }
-                        loaded = new Loaded(parts.get(part), nodeBase[part], firstLoadOrder + part);
+                        Part p = parts.get(part);
+                        loaded = p.summary() != null ? new Loaded(p, nodeBase[part], loadOrder(part), p.summary())
+                            : new Loaded(p, nodeBase[part], loadOrder(part));
                     } else {
                         loadedPair = new LoadedPair(part - parts.size());
                     }
@@ -618,7 +698,7 @@ final class GraphInput implements Input {
         }
 
         private boolean stats(InputEntityVisitor v, int i) {
-            SnapshotStatistics.Bucket b = l.stats.buckets().get(i);
+            SnapshotStatistics.Bucket b = l.buckets.get(i);
             v.id(l.statsBase + i);
             v.labels(new String[] {GraphSchema.STATS});
             v.property("snapshot", l.id);

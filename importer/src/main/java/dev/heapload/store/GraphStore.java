@@ -33,47 +33,53 @@ import org.neo4j.graphdb.config.Setting;
 import org.neo4j.logging.log4j.Log4jLogProvider;
 
 import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.analysis.SnapshotComparison;
+import dev.heapload.analysis.SnapshotStatistics;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.HeapSnapshotFile;
 import dev.heapload.model.Progress;
 
 /**
- * A directory holding any number of heap snapshots and one embedded Neo4j graph of all of them, for
- * loading now and querying later (schema: {@link GraphSchema}).
+ * A directory holding any number of heap snapshots, each with an embedded Neo4j graph of its own, for loading now
+ * and querying later (schema: {@link GraphSchema}; design and measurements: docs/store.md).
  *
  * <h2>Directory layout</h2>
  * <pre>
- *   DIR/catalog.properties        committed state: current graph generation, snapshot list (the commit point)
+ *   DIR/catalog.properties        committed state: snapshots in load order, each one's graph directory, graph schema
+ *                                 and pruned flag, the baseline setting (the commit point)
  *   DIR/snapshots/&lt;id&gt;.hsnap      each snapshot's model and analysis ({@link HeapSnapshotFile}); ids that
- *                                 are not plain file names are %-encoded
- *   DIR/graph-&lt;generation&gt;/       Neo4j home of the current graph (data/databases/neo4j, data/transactions)
- *   DIR/graph.building-&lt;g&gt;/       a graph being built (deleted on failure, on Ctrl-C, and on open)
+ *                                 are not plain file names are %-encoded; dropped by {@link #prune}
+ *   DIR/summaries/&lt;id&gt;.summary  each snapshot's figures ({@link StoredSummary}), kept forever
+ *   DIR/graphs/&lt;id&gt;-&lt;g&gt;/        Neo4j home of a snapshot's graph (data/databases/neo4j, data/transactions)
+ *   DIR/graph.building-&lt;g&gt;-&lt;k&gt;/   a graph being built (deleted on failure, on Ctrl-C, and on open)
  *   DIR/neo4j.log                 Neo4j's user log and the importer's report; DIR/logs/debug.log: its debug log
  *   DIR/store.lock                held while a GraphStore is open (one process at a time); holds that
  *                                 process's pid and what it does ({@link #holder}) for the "in use" message
  * </pre>
  *
  * <h2>All-or-nothing updates</h2>
- * Every {@link #load}, replace and {@link #delete} builds a fresh graph of all snapshots with Neo4j's offline
- * parallel importer in {@code graph.building-<g>}, creates the indexes, renames it {@code graph-<g>}, and only
- * then atomically replaces {@code catalog.properties}; a new snapshot's file is written as
- * {@code <id>.hsnap.pending-<g>} and moved to {@code <id>.hsnap} after that commit (or on the next open, if the
- * process died in between). Before the commit an exception, an interrupt or Ctrl-C (a shutdown hook)
- * removes everything the attempt wrote, so the store stays exactly as it was. A rebuild first checks the free disk
- * space against an estimate ({@link DiskSpace}) and refuses with a {@link DiskFullException} when it is too small;
- * a disk that fills during the rebuild ends it with one too, the attempt's files removed. Cost: a load rebuilds the
- * whole graph, so its time grows with the other snapshots in the store (each is read back from its file).
+ * A {@link #load} (or replace) builds only the new snapshots' graphs, each with Neo4j's offline parallel importer in
+ * {@code graph.building-*}, renamed into {@code graphs/}; it holds the snapshot's objects, its comparisons with the
+ * previous snapshot and the store's baseline, and the other snapshots' summary nodes. New model and summary files
+ * are written as {@code *.pending-<g>}; the atomic replacement of {@code catalog.properties} commits all of it, and
+ * the pending files are moved into place after it (or on the next open, if the process died in between). Before the
+ * commit an exception, an interrupt or Ctrl-C (a shutdown hook) removes everything the attempt wrote, so the store
+ * stays exactly as it was. {@link #delete}, {@link #prune} and {@link #setBaseline} are a catalog commit each, after
+ * which the files it no longer names are removed. A comparison on first request ({@link #compare}) and the update of
+ * a graph's summary nodes ({@link #database(String)}) are one Neo4j transaction each. A build first checks the free
+ * disk space against an estimate ({@link DiskSpace}) and refuses with a {@link DiskFullException} when it is too
+ * small; a disk that fills during the build ends it with one too, the attempt's files removed. No operation reads or
+ * rebuilds the other snapshots' graphs or models (at most the previous snapshot's and the baseline's model, to
+ * compare), so its cost does not grow with the store.
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
  * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
  * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.3–1.5 GiB).
- * (Earlier, with {@code StoreBenchmark}'s synthetic snapshot and RETAINED_BY relationships: 39 s.) A rebuild reads
- * every other snapshot back from its file: rebuilding the graph of the entity-system-large pair (1.2M + 2.4M
- * objects, with their comparisons) took about 36 s. Opening the store does not start Neo4j; {@link #database()} starts the embedded DBMS
- * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1).
- * A load needs the heap for its snapshot model plus about one other snapshot model at a time; off the heap,
- * the importer's page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
+ * Opening the store does not start Neo4j; {@link #database(String)} starts the embedded DBMS on one snapshot's graph
+ * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1). A load needs the
+ * heap for its snapshot models plus one other model at a time (a comparison partner); off the heap, the importer's
+ * page cache ({@code -Dheapload.import.pageCache=BYTES}, default 256 MiB) and caches (budget
  * {@code -Dheapload.import.maxOffHeap=BYTES}, default 512 MiB).
  *
  * <p>Not thread-safe: use from one thread.
@@ -84,6 +90,8 @@ public final class GraphStore implements AutoCloseable {
     public static final Path DEFAULT_DIRECTORY = Path.of("heapload-db");
 
     static final String SNAPSHOTS = "snapshots";
+    static final String GRAPHS = "graphs";
+    static final String SUMMARIES = "summaries";
     static final String LOCK = "store.lock";
 
     /**
@@ -160,7 +168,11 @@ public final class GraphStore implements AutoCloseable {
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
     private final long importPageCache;
+    private final Path graphsDir;
+    private final Path summariesDir;
     private Catalog catalog;
+    /** The snapshot whose graph the running DBMS serves, or null (none, or the graph of an empty store). */
+    private String openSnapshot;
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
     /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
@@ -175,6 +187,10 @@ public final class GraphStore implements AutoCloseable {
         this.dir = dir;
         this.snapshotsDir = dir.resolve(SNAPSHOTS);
         this.logsDir = dir.resolve(LOGS);
+        this.graphsDir = dir.resolve(GRAPHS);
+        this.summariesDir = dir.resolve(SUMMARIES);
+        Files.createDirectories(graphsDir);
+        Files.createDirectories(summariesDir);
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.log = log;
@@ -226,6 +242,7 @@ public final class GraphStore implements AutoCloseable {
             try {
                 store.holder("heapload");
                 store.recover();
+                store.migrate();
             } catch (IOException | RuntimeException e) {
                 store.close();
                 throw e;
@@ -365,12 +382,87 @@ public final class GraphStore implements AutoCloseable {
         if (e == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
+        if (e.pruned()) {
+            throw new SnapshotPrunedException(id, dir.toString());
+        }
         return HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+    }
+
+    /** True when snapshot {@code id} is in the store but was pruned (graph and model dropped, figures kept). */
+    public boolean isPruned(String id) {
+        ensureOpen();
+        Catalog.Entry e = catalog.find(id);
+        return e != null && e.pruned();
+    }
+
+    /** The store's baseline setting (every load is also compared with it), if set. */
+    public Optional<String> baseline() {
+        ensureOpen();
+        return Optional.ofNullable(catalog.baseline);
+    }
+
+    /**
+     * Sets (or with null clears) the store's baseline: every later load also compares its snapshot with this one, and
+     * {@link #prune} keeps it. All or nothing (a catalog commit).
+     *
+     * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws SnapshotPrunedException   when it was pruned
+     */
+    public void setBaseline(String id) throws IOException {
+        ensureOpen();
+        if (id != null) {
+            entryWithGraph(id);
+        }
+        if (java.util.Objects.equals(id, catalog.baseline)) {
+            return;
+        }
+        commitOnly(catalog.withBaseline(id), "baseline");
+    }
+
+    /**
+     * Drops the graphs and models of all snapshots but the last {@code keepLast} in load order, those in {@code keep}
+     * and the store's baseline; their figures (summary: objects, bytes, VM bytes, reachable, per category and type)
+     * stay, so {@code heapload trend} still lists them. A query, comparison or model read that needs a pruned
+     * snapshot's objects fails with a {@link SnapshotPrunedException}. All or nothing: one catalog commit, after which
+     * the files are removed (or on the next open, if the process dies first).
+     *
+     * @param keepLast how many of the newest snapshots keep their graphs (at least 1)
+     * @return the ids pruned now
+     * @throws SnapshotNotFoundException when an id of {@code keep} is not in the store (nothing changed)
+     * @throws IllegalArgumentException  when {@code keepLast < 1}
+     */
+    public List<String> prune(int keepLast, java.util.Collection<String> keep) throws IOException {
+        ensureOpen();
+        if (keepLast < 1) {
+            throw new IllegalArgumentException("--keep-last must be at least 1 (got " + keepLast + ")");
+        }
+        for (String id : keep) {
+            if (catalog.find(id) == null) {
+                throw new SnapshotNotFoundException(id, dir.toString());
+            }
+        }
+        holder("a prune");
+        List<Catalog.Entry> list = new ArrayList<>();
+        List<String> pruned = new ArrayList<>();
+        int n = catalog.entries.size();
+        for (int i = 0; i < n; i++) {
+            Catalog.Entry e = catalog.entries.get(i);
+            boolean kept = i >= n - keepLast || keep.contains(e.id()) || e.id().equals(catalog.baseline);
+            if (!kept && !e.pruned()) {
+                pruned.add(e.id());
+                e = e.asPruned();
+            }
+            list.add(e);
+        }
+        if (!pruned.isEmpty()) {
+            commitOnly(new Catalog(catalog.generation + 1, list, catalog.baseline, false), "prune");
+        }
+        return pruned;
     }
 
     /**
      * Adds {@code snapshot} (id {@code snapshot.info().id()}) to the store, with its analysis when
-     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and rebuilds the graph. All or nothing: when this
+     * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and builds its graph. All or nothing: when this
      * throws (or the process is interrupted), the store is as before. Closes the DBMS of {@link #database()}
      * first; the next {@link #database()} call opens the new graph.
      *
@@ -385,7 +477,7 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Adds several snapshots in one rebuild (one import instead of one per snapshot), in list order; all or
+     * Adds several snapshots in one commit (one graph each), in list order, the last also compared with the first; all or
      * nothing for the whole list. Otherwise as {@link #load(HeapSnapshot, boolean, Progress)}.
      *
      * @throws IllegalArgumentException also when two snapshots of the list have the same id
@@ -411,14 +503,18 @@ public final class GraphStore implements AutoCloseable {
             }
         }
         for (HeapSnapshot snapshot : snapshots) {
-            Catalog.Entry entry = entryOf(snapshot);
-            next = next.with(entry);
-            added.put(entry, snapshot);
+            added.put(entryOf(snapshot), snapshot);
         }
-        if (snapshots.size() > 1) {
-            next = next.withGeneration(catalog.generation + 1);
+        long generation = catalog.generation + 1;
+        Map<Catalog.Entry, HeapSnapshot> withGraphs = new LinkedHashMap<>();
+        for (var a : added.entrySet()) {
+            Catalog.Entry e = a.getKey().withGraph(Catalog.graphDirectory(a.getKey().file(), generation));
+            next = next.with(e);
+            withGraphs.put(e, a.getValue());
         }
-        rebuild(next, added, progress, (replace ? "loading (or replacing) " : "loading ") + idList(added.keySet()));
+        next = next.withGeneration(generation);
+        build(next, withGraphs, List.of(), progress,
+            (replace ? "loading (or replacing) " : "loading ") + idList(added.keySet()));
     }
 
     private static String idList(java.util.Collection<Catalog.Entry> entries) {
@@ -448,9 +544,10 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Removes snapshot {@code id} and rebuilds the graph without it; all or nothing like {@link #load}.
+     * Removes snapshot {@code id}: its graph, model and summary, in one catalog commit (nothing is rebuilt; the other
+     * graphs drop its summary nodes and the comparisons against it when next opened). All or nothing.
      *
-     * @param progress phases {@code "import"} (%), {@code "index"} (%)
+     * @param progress unused (kept for callers)
      * @throws SnapshotNotFoundException when the store has no such snapshot (nothing changed)
      * @throws IOException on file-system or import errors
      */
@@ -460,106 +557,390 @@ public final class GraphStore implements AutoCloseable {
         if (catalog.find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
-        rebuild(catalog.without(id), Map.of(), progress, "deleting '" + id + "'");
+        commitOnly(catalog.without(id), "delete");
     }
 
     /**
-     * The graph of all snapshots, for queries: read-only (a write fails with {@code WriteOperationsNotAllowedException}
-     * and changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures
-     * removed ({@link GraphBuilder#readOnlySettings}). Starts the embedded DBMS on first use (about 4 s; page cache
-     * sized to the store) and keeps it until {@link #close()} or the next load or delete; builds an empty graph
-     * first when the store has none, and rebuilds the graph from the snapshot files first when an older heapload
-     * built it with another {@link GraphSchema#VERSION} (telling {@link #setNotices notices} so). Do not shut it
-     * down yourself.
+     * Queries that read only the {@code Snapshot}, {@code Category} and {@code Stats} nodes, which every snapshot's
+     * graph holds for all snapshots of the store (pruned ones included): {@link #databaseFor} runs them on whichever
+     * graph is open instead of starting another.
+     */
+    public static final Set<String> SUMMARY_QUERIES = Set.of("snapshot", "summary", "type-histogram", "unreachable",
+        "trend", "trend-categories");
+
+    /**
+     * The graph of the newest snapshot that has one (not pruned), for queries: see {@link #database(String)}. Builds an
+     * empty graph first when the store holds no snapshot.
      *
-     * @throws IOException when a graph had to be (re)built and that failed
+     * @throws IOException when a graph had to be built and that failed
      */
     public GraphDatabaseService database() throws IOException {
+        ensureOpen();
+        String newest = newestWithGraph();
+        if (newest == null) {
+            if (db != null && openSnapshot == null) {
+                return db;
+            }
+            closeDatabase();
+            Path empty = graphsDir.resolve("empty");
+            if (!Files.isDirectory(empty)) {
+                List<GraphInput.Part> parts = new ArrayList<>();
+                long[] orders = new long[catalog.entries.size()];
+                for (int i = 0; i < orders.length; i++) {
+                    Catalog.Entry e = catalog.entries.get(i);
+                    parts.add(GraphInput.Part.summaryOnly(e, summaryOf(e, Map.of()), false));
+                    orders[i] = i;
+                }
+                Path building = dir.resolve(BUILDING + "empty");
+                deleteRecursively(building);
+                GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, List.of(), orders), log, logProvider,
+                    maxOffHeap, importPageCache, Progress.NONE, () -> {
+                    });
+                Files.move(building, empty, StandardCopyOption.ATOMIC_MOVE);
+            }
+            startDatabase(empty, serverSettings);
+            openSnapshot = null;
+            return db;
+        }
+        return database(newest);
+    }
+
+    /** The id of the last snapshot in load order that is not pruned, or null. */
+    private String newestWithGraph() {
+        for (int i = catalog.entries.size() - 1; i >= 0; i--) {
+            if (!catalog.entries.get(i).pruned()) {
+                return catalog.entries.get(i).id();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The graph of snapshot {@code id}, for queries: its objects, references and precomputed nodes, the comparisons
+     * with it as the target, and the {@code Snapshot}, {@code Category} and {@code Stats} nodes of every other snapshot
+     * of the store (docs/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
+     * changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures removed
+     * ({@link GraphBuilder#readOnlySettings}). Starts the embedded DBMS on that graph (about 4 s in a fresh JVM; page
+     * cache sized to the graph), stopping one started for another snapshot, and keeps it until {@link #close()}, the
+     * next load, delete or prune, or a call for another snapshot. Builds the snapshot's graph first when it has none
+     * (a store converted from the one-graph layout) or an older heapload built it with another
+     * {@link GraphSchema#VERSION}, telling {@link #setNotices notices} so; brings the other snapshots' summary nodes up
+     * to date with the catalog (loads, deletes and replaces since the graph was built) in one transaction. Do not shut
+     * it down yourself.
+     *
+     * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws SnapshotPrunedException   when it was pruned
+     * @throws IOException               when its graph had to be built and that failed
+     */
+    public GraphDatabaseService database(String id) throws IOException {
         ensureOpen();
         if (holder.equals("heapload")) {
             holder("a query");
         }
-        if (db == null) {
-            String graph = catalog.graphDirectory();
-            if (graph == null || !Files.isDirectory(dir.resolve(graph))) {
-                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE,
-                    "rebuilding the graph");
-                graph = catalog.graphDirectory();
-            } else if (catalog.graphSchema != GraphSchema.VERSION) {
-                String why = "the graph of store " + dir + " was built by another heapload version (graph schema "
-                    + catalog.graphSchema + ", now " + GraphSchema.VERSION + "): rebuilding it from its "
-                    + catalog.entries.size() + " stored snapshot(s)";
-                log.println("heapload: " + why);
-                notices.accept(why);
-                rebuild(new Catalog(catalog.generation + 1, catalog.entries), Map.of(), Progress.NONE,
-                    "rebuilding the graph");
-                graph = catalog.graphDirectory();
+        Catalog.Entry e = entryWithGraph(id);
+        if (db != null && id.equals(openSnapshot)) {
+            return db;
+        }
+        closeDatabase();
+        if (!e.hasCurrentGraph() || !Files.isDirectory(graphsDir.resolve(e.graph()))) {
+            String why = e.graph() == null
+                ? "building the graph of snapshot '" + id + "' from its stored model (first query since the store was"
+                    + " converted to one graph per snapshot)"
+                : "the graph of snapshot '" + id + "' was built by another heapload version (graph schema "
+                    + e.graphSchema() + ", now " + GraphSchema.VERSION + "): rebuilding it from its stored model";
+            log.println("heapload: " + why);
+            notices.accept(why);
+            buildGraph(e);
+            e = catalog.find(id);
+        }
+        Path home = graphsDir.resolve(e.graph());
+        startDatabase(home, serverSettings);
+        openSnapshot = id;
+        if (!summariesCurrent(id)) {
+            closeDatabase();
+            startDatabase(home, Map.of(GraphDatabaseSettings.read_only_database_default, false));
+            try {
+                writeSummaries(id);
+            } finally {
+                closeDatabase();
             }
-            Path home = dir.resolve(graph);
-            GraphBuilder.repairServerId(home, log);
-            String system = GraphDatabaseSettings.SYSTEM_DATABASE_NAME;
-            Path systemDb = home.resolve("data").resolve("databases").resolve(system);
-            Path systemTx = home.resolve("data").resolve("transactions").resolve(system);
-            boolean hadSystem = Files.isDirectory(systemDb);
-            long startNeeds = hadSystem ? DiskSpace.RESTART : DiskSpace.FIRST_START;
-            long freeAtStart = DiskSpace.usable(dir);
-            if (freeAtStart >= 0 && freeAtStart < startNeeds) {
-                throw new DiskFullException("not enough disk space in " + dir + " to start the graph's database: "
-                    + DiskSpace.bytes(freeAtStart) + " free, about " + DiskSpace.bytes(startNeeds)
-                    + " needed; the store is unchanged", dir, freeAtStart, startNeeds, null);
+            startDatabase(home, serverSettings);
+            openSnapshot = id;
+        }
+        return db;
+    }
+
+    /**
+     * The graph a saved query with these parameters reads: {@code target} names it, else {@code snapshot}; a query of
+     * {@link #SUMMARY_QUERIES} (or one naming no snapshot) runs on the graph already open, else the named snapshot's or
+     * the newest. With a non-empty {@code baseline}, the pair is compared first if it has not been
+     * ({@link #compare}).
+     *
+     * @param queryName the saved query's name (for {@link #SUMMARY_QUERIES}); any other name is treated as reading
+     *                  objects
+     * @param params    its bound parameters
+     * @throws SnapshotPrunedException when the query needs a pruned snapshot's objects or comparisons
+     * @throws IOException             as {@link #database(String)} and {@link #compare}
+     */
+    public GraphDatabaseService databaseFor(String queryName, Map<String, Object> params) throws IOException {
+        ensureOpen();
+        String target = text(params.get("target"));
+        String snapshot = text(params.get("snapshot"));
+        String baseline = text(params.get("baseline"));
+        String id = target != null ? target : snapshot;
+        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
+            if (db != null) {
+                return db;
             }
-            // Neo4j retries a failed flush of a store file it closes forever (MuninnPageCache
-            // flushAndCloseWithoutFail): a start that fills the disk would hang, so a watchdog ends it
-            DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+            Catalog.Entry e = id == null ? null : catalog.find(id);
+            return e != null && !e.pruned() ? database(id) : database();
+        }
+        if (baseline != null && catalog.find(baseline) != null) {
+            compare(baseline, id);
+        }
+        return database(id);
+    }
+
+    private static String text(Object value) {
+        return value instanceof String s && !s.isEmpty() ? s : null;
+    }
+
+    private Catalog.Entry entryWithGraph(String id) throws IOException {
+        Catalog.Entry e = catalog.find(id);
+        if (e == null) {
+            throw new SnapshotNotFoundException(id, dir.toString());
+        }
+        if (e.pruned()) {
+            throw new SnapshotPrunedException(id, dir.toString());
+        }
+        return e;
+    }
+
+    /**
+     * Makes sure the graph of {@code target} holds the comparison of the pair (what is new in {@code target} relative
+     * to {@code baseline}: {@code Diff}, {@code NewObjects}, {@code LeakGroup}, {@code EXAMPLE}, {@code GREW}). A load
+     * compares each new snapshot with the previous one and the store's baseline; any other pair is compared here on
+     * its first request, from the two stored models, and written into the target's graph in one transaction (all or
+     * nothing), with a one-line notice; later requests reuse it. Costs about one read of each model plus the compare
+     * phase of a load of the pair.
+     *
+     * @return true when the pair was compared now, false when it already was (or either snapshot is not analysed)
+     * @throws SnapshotNotFoundException when either snapshot is not in the store
+     * @throws SnapshotPrunedException   when either was pruned and the pair was not compared before
+     * @throws IOException               on a damaged model file or a failed write (the graph is unchanged)
+     */
+    public boolean compare(String baseline, String target) throws IOException {
+        ensureOpen();
+        Catalog.Entry b = catalog.find(baseline);
+        if (b == null) {
+            throw new SnapshotNotFoundException(baseline, dir.toString());
+        }
+        Catalog.Entry t = entryWithGraph(target);
+        if (baseline.equals(target) || !b.summary().analysed() || !t.summary().analysed()) {
+            return false;
+        }
+        GraphDatabaseService graph = database(target);
+        boolean present;
+        try (org.neo4j.graphdb.Transaction tx = graph.beginTx()) {
+            try (var r = tx.execute("MATCH (d:Diff {baseline: $b, target: $t}) RETURN count(d) AS n",
+                Map.of("b", baseline, "t", target))) {
+                present = ((Number) r.next().get("n")).longValue() > 0;
+            }
+        }
+        if (present) {
+            return false;
+        }
+        if (b.pruned()) {
+            throw new SnapshotPrunedException(baseline, dir.toString());
+        }
+        String holderBefore = holder;
+        holder("a comparison");
+        String line = "comparing '" + target + "' with '" + baseline + "' (first request for this pair; kept for later)";
+        log.println("heapload: " + line);
+        notices.accept(line);
+        HeapSnapshot baselineModel = HeapSnapshotFile.read(snapshotsDir.resolve(b.file()));
+        HeapSnapshot targetModel = HeapSnapshotFile.read(snapshotsDir.resolve(t.file()));
+        SnapshotComparison comparison = SnapshotComparison.compute(baselineModel, targetModel, targetModel.analysis());
+        baselineModel = null;
+        List<GraphInput.Part> parts = List.of(
+            new GraphInput.Part(t, () -> {
+                throw new IOException("stored part");
+            }, null, true),
+            GraphInput.Part.summaryOnly(b, summaryOf(b, Map.of()), true));
+        GraphInput input = new GraphInput(parts, List.of(new GraphInput.Pair(1, 0, comparison)), new long[] {0, 0});
+        Path home = graphsDir.resolve(t.graph());
+        closeDatabase();
+        startDatabase(home, Map.of(GraphDatabaseSettings.read_only_database_default, false));
+        try (org.neo4j.graphdb.Transaction tx = db.beginTx()) {
+            EmbeddedGraphWriter.write(input, tx, targetModel.objectCount(), target,
+                Map.of(input.snapshotNode(0), target, input.snapshotNode(1), baseline));
+            buildHook.reached("compared");
+            tx.commit();
+        } finally {
+            closeDatabase();
+            holder(holderBefore);
+        }
+        startDatabase(home, serverSettings);
+        openSnapshot = target;
+        return true;
+    }
+
+    /** True when the Snapshot nodes of {@code id}'s open graph are the catalog's (ids, loadedAt, loadOrder). */
+    private boolean summariesCurrent(String id) {
+        Map<String, Object[]> found = new java.util.HashMap<>();
+        try (org.neo4j.graphdb.Transaction tx = db.beginTx();
+             var r = tx.execute("MATCH (s:Snapshot) RETURN s.id AS id, s.loadedAt AS at, s.loadOrder AS lo")) {
+            while (r.hasNext()) {
+                var row = r.next();
+                found.put((String) row.get("id"), new Object[] {row.get("at"), row.get("lo")});
+            }
+        }
+        if (found.size() != catalog.entries.size()) {
+            return false;
+        }
+        for (int i = 0; i < catalog.entries.size(); i++) {
+            Catalog.Entry e = catalog.entries.get(i);
+            Object[] f = found.get(e.id());
+            if (f == null || !(f[0] instanceof java.time.ZonedDateTime at) || !at.toInstant().equals(e.summary().loadedAt())
+                || !(f[1] instanceof Number lo) || lo.longValue() != i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Brings the other snapshots' summary nodes of {@code id}'s graph (open, writable) to the catalog's state in one
+     * transaction: removes those of deleted or replaced snapshots with the comparisons against them, adds the missing
+     * ones from their stored summaries, renumbers {@code loadOrder}.
+     */
+    private void writeSummaries(String id) throws IOException {
+        Map<String, java.time.Instant> inGraph = new java.util.HashMap<>();
+        try (org.neo4j.graphdb.Transaction tx = db.beginTx()) {
+            try (var r = tx.execute("MATCH (s:Snapshot) RETURN s.id AS id, s.loadedAt AS at")) {
+                while (r.hasNext()) {
+                    var row = r.next();
+                    inGraph.put((String) row.get("id"), row.get("at") instanceof java.time.ZonedDateTime z
+                        ? z.toInstant() : null);
+                }
+            }
+            List<GraphInput.Part> parts = new ArrayList<>();
+            List<Long> orders = new ArrayList<>();
+            Catalog.Entry self = catalog.find(id);
+            parts.add(new GraphInput.Part(self, () -> {
+                throw new IOException("stored part");
+            }, null, true));
+            orders.add(0L);
+            for (var g : new ArrayList<>(inGraph.entrySet())) {
+                Catalog.Entry e = catalog.find(g.getKey());
+                if (g.getKey().equals(id)) {
+                    continue;
+                }
+                if (e == null || !e.summary().loadedAt().equals(g.getValue())) {
+                    Map<String, Object> p = Map.of("id", g.getKey());
+                    tx.execute("MATCH (d:Diff {baseline: $id}) OPTIONAL MATCH (d)-[:HAS_NEW_OBJECTS|HAS_LEAK_GROUP]->(x)"
+                        + " DETACH DELETE x, d", p).close();
+                    tx.execute("MATCH (s:Snapshot {id: $id}) OPTIONAL MATCH (s)-[:HAS_STATS|HAS_CATEGORY]->(x)"
+                        + " DETACH DELETE x, s", p).close();
+                    inGraph.remove(g.getKey(), g.getValue());
+                }
+            }
+            for (Catalog.Entry e : catalog.entries) {
+                if (!e.id().equals(id) && (!inGraph.containsKey(e.id())
+                    || !e.summary().loadedAt().equals(inGraph.get(e.id())))) {
+                    parts.add(GraphInput.Part.summaryOnly(e, summaryOf(e, Map.of()), false));
+                    orders.add(0L);
+                }
+            }
+            if (parts.size() > 1) {
+                long[] o = new long[orders.size()];
+                GraphInput input = new GraphInput(parts, List.of(), o);
+                EmbeddedGraphWriter.write(input, tx, self.summary().objectCount(), id, Map.of());
+            }
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (int i = 0; i < catalog.entries.size(); i++) {
+                rows.add(Map.of("id", catalog.entries.get(i).id(), "lo", (long) i));
+            }
+            tx.execute("UNWIND $rows AS r MATCH (s:Snapshot {id: r.id}) SET s.loadOrder = r.lo",
+                Map.of("rows", rows)).close();
+            buildHook.reached("summaries");
+            tx.commit();
+        }
+    }
+
+    /** The stored summary of {@code e}: from {@code computed} (this build's snapshots) or its file. */
+    private StoredSummary summaryOf(Catalog.Entry e, Map<String, StoredSummary> computed) throws IOException {
+        StoredSummary s = computed.get(e.id());
+        return s != null ? s : StoredSummary.read(summariesDir.resolve(e.summaryFile()));
+    }
+
+    /**
+     * Starts the embedded DBMS on {@code home} with {@code extra} settings (see {@link #database(String)}), with the
+     * disk-space checks and the watchdog of a start on a full disk.
+     */
+    private void startDatabase(Path home, Map<Setting<?>, Object> extra) throws IOException {
+        GraphBuilder.repairServerId(home, log);
+        String system = GraphDatabaseSettings.SYSTEM_DATABASE_NAME;
+        Path systemDb = home.resolve("data").resolve("databases").resolve(system);
+        Path systemTx = home.resolve("data").resolve("transactions").resolve(system);
+        boolean hadSystem = Files.isDirectory(systemDb);
+        long startNeeds = hadSystem ? DiskSpace.RESTART : DiskSpace.FIRST_START;
+        long freeAtStart = DiskSpace.usable(dir);
+        if (freeAtStart >= 0 && freeAtStart < startNeeds) {
+            throw new DiskFullException("not enough disk space in " + dir + " to start the graph's database: "
+                + DiskSpace.bytes(freeAtStart) + " free, about " + DiskSpace.bytes(startNeeds)
+                + " needed; the store is unchanged", dir, freeAtStart, startNeeds, null);
+        }
+        // Neo4j retries a failed flush of a store file it closes forever (MuninnPageCache
+        // flushAndCloseWithoutFail): a start that fills the disk would hang, so a watchdog ends it
+        DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), () -> {
+            if (!hadSystem) {
+                deleteQuietly(systemDb);
+                deleteQuietly(systemTx);
+            }
+        }, log, () -> "disk full in " + dir + " while starting the graph's database: "
+            + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
+            + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
+        PrintStream terminal = System.err;
+        GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+        System.setErr(traces);
+        try {
+            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), extra);
+            db = dbms.database(DATABASE);
+        } catch (RuntimeException e) {
+            watchdog.stop();
+            System.setErr(terminal);
+            PortInUseException inUse = PortInUseException.find(e, serverPorts);
+            if (inUse != null) {
+                closeDatabase();
+                throw inUse;
+            }
+            if (DiskSpace.isDiskFull(e) || (freeAtStart >= 0 && freeAtStart < DiskWatchdog.FULL_BELOW)) {
+                // a first start on a full disk: what it began to write is removed, so the next start is a
+                // first start again (the system database, the server id; the graph itself is opened as is)
+                log.println("heapload: disk full while starting the graph's database: " + e);
+                try {
+                    closeDatabase();
+                } catch (RuntimeException ignored) {
+                    // shutting down a half-started DBMS
+                }
                 if (!hadSystem) {
                     deleteQuietly(systemDb);
                     deleteQuietly(systemTx);
                 }
-            }, log, () -> "disk full in " + dir + " while starting the graph's database: "
-                + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
-                + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
-            PrintStream terminal = System.err;
-            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
-            System.setErr(traces);
-            try {
-                dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), serverSettings);
-                db = dbms.database(DATABASE);
-            } catch (RuntimeException e) {
-                watchdog.stop();
+                GraphBuilder.repairServerId(home, log);
+                throw new DiskFullException("disk full in " + dir + ": the graph's database could not start with "
+                    + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free (its first start needs about "
+                    + DiskSpace.bytes(DiskSpace.FIRST_START) + "); the store is unchanged", dir, freeAtStart,
+                    DiskSpace.FIRST_START, e);
+            }
+            throw e;
+        } finally {
+            watchdog.stop();
+            if (System.err == traces) {
                 System.setErr(terminal);
-                PortInUseException inUse = PortInUseException.find(e, serverPorts);
-                if (inUse != null) {
-                    closeDatabase();
-                    throw inUse;
-                }
-                if (DiskSpace.isDiskFull(e) || (freeAtStart >= 0 && freeAtStart < DiskWatchdog.FULL_BELOW)) {
-                    // a first start on a full disk: what it began to write is removed, so the next start is a
-                    // first start again (the system database, the server id; the graph itself is opened as is)
-                    log.println("heapload: disk full while starting the graph's database: " + e);
-                    try {
-                        closeDatabase();
-                    } catch (RuntimeException ignored) {
-                        // shutting down a half-started DBMS
-                    }
-                    if (!hadSystem) {
-                        deleteQuietly(systemDb);
-                        deleteQuietly(systemTx);
-                    }
-                    GraphBuilder.repairServerId(home, log);
-                    throw new DiskFullException("disk full in " + dir + ": the graph's database could not start with "
-                        + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free (its first start needs about "
-                        + DiskSpace.bytes(DiskSpace.FIRST_START) + "); the store is unchanged", dir, freeAtStart,
-                        DiskSpace.FIRST_START, e);
-                }
-                throw e;
-            } finally {
-                watchdog.stop();
-                if (System.err == traces) {
-                    System.setErr(terminal);
-                }
             }
         }
-        return db;
     }
 
     /**
@@ -711,7 +1092,43 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Converts a store of the one-graph layout (catalog format 1: one graph of all snapshots, every pair compared) to
+     * one graph per snapshot: writes each snapshot's summary from its model, commits the new catalog (its snapshots
+     * without graphs: each is built when first queried), and removes the old graph. One line to
+     * {@link #setNotices notices}. All or nothing: interrupted before the commit, the store stays as it was (the
+     * summaries written so far are reused).
+     */
+    private void migrate() throws IOException {
+        if (!catalog.legacy) {
+            return;
+        }
+        String line = "store " + dir + " has one graph of all " + catalog.entries.size() + " snapshot(s) (older"
+            + " heapload): converting it to one graph per snapshot, every snapshot kept (each graph is built when first"
+            + " queried; pairs are compared when first asked for)";
+        log.println("heapload: " + line);
+        notices.accept(line);
+        for (Catalog.Entry e : catalog.entries) {
+            Path file = summariesDir.resolve(e.summaryFile());
+            if (Files.isRegularFile(file)) {
+                continue;
+            }
+            HeapSnapshot model = HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+            SnapshotStatistics st = e.summary().analysed() && model.analysis() instanceof HeapAnalysis h
+                ? SnapshotStatistics.compute(model, h) : null;
+            Path tmp = summariesDir.resolve(e.summaryFile() + ".tmp");
+            StoredSummary.of(model, st).write(tmp);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        buildHook.reached("migrate");
+        Catalog next = new Catalog(catalog.generation + 1, catalog.entries, null, false);
+        next.write(dir);
+        catalog = next;
+        recover();
+    }
+
     private void closeDatabase() {
+        openSnapshot = null;
         if (dbms != null) {
             DatabaseManagementService d = dbms;
             dbms = null;
@@ -789,18 +1206,14 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
-    /** One rebuild: what it wrote, and whether it committed; {@link #abort} is also the shutdown hook. */
+    /** One build: what it wrote, and whether it committed; {@link #abort} is also the shutdown hook. */
     private final class Attempt {
-        private final Path building;
-        private final Path graph;
-        private final List<Path> pending;
+        private final List<Path> written = new ArrayList<>();
         private boolean committed;
         private boolean aborted;
 
-        Attempt(Path building, Path graph, List<Path> pending) {
-            this.building = building;
-            this.graph = graph;
-            this.pending = pending;
+        synchronized void add(Path path) {
+            written.add(path);
         }
 
         synchronized void commit(Catalog next) throws IOException {
@@ -820,83 +1233,147 @@ public final class GraphStore implements AutoCloseable {
                 return;
             }
             aborted = true;
-            deleteQuietly(building);
-            deleteQuietly(graph);
-            for (Path p : pending) {
+            for (Path p : written) {
                 deleteQuietly(p);
             }
         }
     }
 
     /**
-     * Builds the graph of {@code next} and commits it (see the class comment). Refuses before writing anything when
-     * the free space is below {@link DiskSpace#needed}; a disk that fills meanwhile (seen by the
-     * {@link DiskWatchdog} or as an ENOSPC of the importer, page cache or snapshot writer) ends it with a
+     * Builds the graphs of the snapshots {@code added} (entries of {@code next}, each with its graph directory set) and
+     * commits {@code next}. Each new snapshot gets a graph of its own, built once by the offline importer: its objects,
+     * the other snapshots' summary nodes (from their stored summaries, not their models) and its comparisons with the
+     * previous snapshot in load order, the store's baseline and (the last of several) the first of {@code added}, each
+     * compared on the models (a stored partner's model is read from its file). Writes the new snapshots' model and
+     * summary files. Nothing of the other snapshots is rebuilt, so the cost does not grow with the store. Refuses before
+     * writing anything when the free space is below {@link DiskSpace#needed}; a disk that fills meanwhile ends it with a
      * {@link DiskFullException}, the attempt's files removed.
      *
-     * @param what for messages, e.g. "loading 'after'"
+     * @param added the new snapshots' models (empty for a graph of a stored snapshot, {@code rebuild})
+     * @param rebuild entries of {@code next} whose graph is built from their stored model (no files written, no pairs)
+     * @param what  for messages, e.g. "loading 'after'"
      */
-    private void rebuild(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, Progress progress, String what)
-        throws IOException {
+    private void build(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, List<Catalog.Entry> rebuild,
+                       Progress progress, String what) throws IOException {
         closeDatabase();
         recover();
-        long needed = DiskSpace.needed(next.entries, added.keySet());
+        List<Catalog.Entry> built = new ArrayList<>(added.keySet());
+        built.addAll(rebuild);
+        long needed = DiskSpace.needed(built, added.keySet());
         long freeAtStart = DiskSpace.check(dir, needed, what);
         long generation = next.generation;
-        Path building = dir.resolve(BUILDING + generation);
-        Path graph = dir.resolve(Catalog.graphDirectory(generation));
+        Attempt attempt = new Attempt();
         Map<Catalog.Entry, Path> pending = new LinkedHashMap<>();
         for (Catalog.Entry e : added.keySet()) {
             pending.put(e, snapshotsDir.resolve(e.file() + PENDING + generation));
+            attempt.add(pending.get(e));
+            attempt.add(summariesDir.resolve(e.summaryFile() + PENDING + generation));
         }
-        Attempt attempt = new Attempt(building, graph, List.copyOf(pending.values()));
         Thread hook = new Thread(attempt::abort, "heapload-store-abort");
         Runtime.getRuntime().addShutdownHook(hook);
         SnapshotFileWriter writer = null;
         DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), attempt::abort, log,
             () -> DiskSpace.full(dir, freeAtStart, needed, what, null).getMessage());
         try {
-            List<GraphInput.Part> parts = new ArrayList<>();
-            for (Catalog.Entry e : next.entries) {
-                GraphInput.Source source;
-                HeapSnapshot inMemory = added.get(e);
-                if (inMemory != null) {
-                    source = () -> {
-                        buildHook.reached("source " + e.id());
-                        return inMemory;
-                    };
-                } else {
-                    Path file = snapshotsDir.resolve(e.file());
-                    source = () -> {
-                        buildHook.reached("source " + e.id());
-                        return HeapSnapshotFile.read(file);
-                    };
+            Map<String, StoredSummary> summaries = new java.util.HashMap<>();
+            Map<String, SnapshotStatistics> stats = new java.util.HashMap<>();
+            Map<String, HeapSnapshot> models = new java.util.HashMap<>();
+            for (var a : added.entrySet()) {
+                HeapSnapshot m = a.getValue();
+                SnapshotStatistics st = a.getKey().summary().analysed() && m.analysis() instanceof HeapAnalysis h
+                    ? SnapshotStatistics.compute(m, h) : null;
+                stats.put(a.getKey().id(), st);
+                summaries.put(a.getKey().id(), StoredSummary.of(m, st));
+                models.put(a.getKey().id(), m);
+            }
+            String first = added.isEmpty() ? null : added.keySet().iterator().next().id();
+            int b = 0;
+            for (Catalog.Entry e : built) {
+                String id = e.id();
+                HeapSnapshot model = models.get(id);
+                if (model == null) {
+                    buildHook.reached("source " + id);
+                    model = HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+                    SnapshotStatistics st = e.summary().analysed() && model.analysis() instanceof HeapAnalysis h
+                        ? SnapshotStatistics.compute(model, h) : null;
+                    stats.put(id, st);
                 }
-                parts.add(new GraphInput.Part(e, source, null));
+                HeapSnapshot own = model;
+                int position = next.entries.indexOf(e);
+                List<GraphInput.Part> parts = new ArrayList<>();
+                List<Long> orders = new ArrayList<>();
+                parts.add(new GraphInput.Part(e, () -> {
+                    buildHook.reached("source " + id);
+                    return own;
+                }, stats.get(id)));
+                orders.add((long) position);
+                Map<String, Integer> partOf = new java.util.HashMap<>();
+                for (int i = 0; i < next.entries.size(); i++) {
+                    Catalog.Entry o = next.entries.get(i);
+                    if (o.id().equals(id)) {
+                        continue;
+                    }
+                    partOf.put(o.id(), parts.size());
+                    parts.add(GraphInput.Part.summaryOnly(o, summaryOf(o, summaries), false));
+                    orders.add((long) i);
+                }
+                List<GraphInput.Pair> pairs = new ArrayList<>();
+                if (added.containsKey(e)) {
+                    List<String> partners = partners(next, position, added.size() > 1 && !id.equals(first)
+                        && built.indexOf(e) == added.size() - 1 ? first : null);
+                    progress.start("compare", partners.size(), "pairs");
+                    int done = 0;
+                    for (String p : partners) {
+                        Catalog.Entry pe = next.find(p);
+                        HeapSnapshot pm = models.get(p);
+                        if (pm == null) {
+                            buildHook.reached("source " + p);
+                            pm = HeapSnapshotFile.read(snapshotsDir.resolve(pe.file()));
+                        }
+                        pairs.add(new GraphInput.Pair(partOf.get(p), 0,
+                            SnapshotComparison.compute(pm, own, own.analysis())));
+                        progress.step(++done);
+                    }
+                    progress.end();
+                }
+                long[] o = new long[orders.size()];
+                for (int i = 0; i < o.length; i++) {
+                    o[i] = orders.get(i);
+                }
+                Path building = dir.resolve(BUILDING + generation + "-" + (b++));
+                Path graph = graphsDir.resolve(e.graph());
+                attempt.add(building);
+                attempt.add(graph);
+                log.println("heapload: building " + building.getFileName() + " for snapshot '" + id + "' ("
+                    + pairs.size() + " comparison(s))");
+                long t0 = System.nanoTime();
+                List<SnapshotFileWriter> writers = new ArrayList<>(1);
+                boolean startWriter = writer == null && !added.isEmpty();
+                try {
+                    GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs, o), log, logProvider,
+                        maxOffHeap, importPageCache, progress, () -> {
+                            buildHook.reached("imported");
+                            if (startWriter) {
+                                // the snapshot files are written while the indexes are built, which keeps one core busy
+                                writers.add(new SnapshotFileWriter(added, pending));
+                            }
+                        });
+                } finally {
+                    if (!writers.isEmpty()) {
+                        writer = writers.get(0);
+                    }
+                }
+                log.printf("heapload: import and indexes of '%s' %.2f s%n", id, (System.nanoTime() - t0) / 1e9);
+                Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
             }
-            List<GraphInput.Pair> pairs = new ArrayList<>();
-            parts = Precomputation.run(parts, pairs, progress);
-            log.println("heapload: building " + building.getFileName() + " with " + parts.size() + " snapshot(s)");
-            long t0 = System.nanoTime();
-            // the snapshot files are written while the indexes are built, which keeps one core busy
-            List<SnapshotFileWriter> writers = new ArrayList<>(1);
-            try {
-                GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs), log, logProvider, maxOffHeap,
-                    importPageCache, progress, () -> {
-                        buildHook.reached("imported");
-                        writers.add(new SnapshotFileWriter(added, pending));
-                    });
-            } finally {
-                writer = writers.isEmpty() ? null : writers.get(0);
+            if (writer != null) {
+                writer.await();
             }
-            long t1 = System.nanoTime();
-            writer.await();
-            long t2 = System.nanoTime();
-            log.printf("heapload: import and indexes %.2f s, snapshot files %.2f s (%.2f s after the indexes)%n",
-                (t1 - t0) / 1e9, writer.seconds(), (t2 - t1) / 1e9);
+            for (Catalog.Entry e : added.keySet()) {
+                summaries.get(e.id()).write(summariesDir.resolve(e.summaryFile() + PENDING + generation));
+            }
             buildHook.reached("written");
             buildHook.reached("indexed");
-            Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
             buildHook.reached("renamed");
             attempt.commit(next);
             catalog = next;
@@ -924,14 +1401,72 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
+     * The snapshots a load compares the snapshot at {@code position} of {@code next} with: the nearest earlier one
+     * that is analysed and not pruned, the store's baseline, and {@code extra}; each once, never itself.
+     */
+    private static List<String> partners(Catalog next, int position, String extra) {
+        Catalog.Entry self = next.entries.get(position);
+        List<String> out = new ArrayList<>();
+        if (!self.summary().analysed()) {
+            return out;
+        }
+        for (int i = position - 1; i >= 0; i--) {
+            Catalog.Entry e = next.entries.get(i);
+            if (e.summary().analysed() && !e.pruned()) {
+                out.add(e.id());
+                break;
+            }
+        }
+        for (String id : new String[] {next.baseline, extra}) {
+            Catalog.Entry e = id == null ? null : next.find(id);
+            if (e != null && !e.id().equals(self.id()) && e.summary().analysed() && !e.pruned() && !out.contains(id)) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    /** Builds the graph of the stored snapshot {@code e} from its model (no comparisons) and commits it. */
+    private void buildGraph(Catalog.Entry e) throws IOException {
+        Catalog.Entry withGraph = e.withGraph(Catalog.graphDirectory(e.file(), catalog.generation + 1));
+        Catalog next = catalog.replacing(withGraph);
+        build(next, Map.of(), List.of(withGraph), Progress.NONE, "building the graph of '" + e.id() + "'");
+    }
+
+    /** Commits {@code next} (a delete, prune or setting: nothing to build) and removes what it no longer names. */
+    private void commitOnly(Catalog next, String step) throws IOException {
+        closeDatabase();
+        recover();
+        buildHook.reached(step);
+        next.write(dir);
+        catalog = next;
+        recover();
+    }
+
+    /**
      * Brings the directory to the state the catalog describes: moves the current generation's pending
-     * snapshot files into place, deletes files and graphs of other generations and half-built graphs.
+     * snapshot and summary files into place, deletes files and graphs the catalog does not name (of deleted,
+     * replaced or pruned snapshots, of other generations) and half-built graphs.
      */
     private void recover() throws IOException {
         long generation = catalog.generation;
         Set<String> files = new HashSet<>();
+        Set<String> summaryFiles = new HashSet<>();
+        Set<String> graphs = new HashSet<>();
         for (Catalog.Entry e : catalog.entries) {
+            summaryFiles.add(e.summaryFile());
+            Path pendingSummary = summariesDir.resolve(e.summaryFile() + PENDING + generation);
+            if (Files.exists(pendingSummary)) {
+                Files.move(pendingSummary, summariesDir.resolve(e.summaryFile()), StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+            }
+            if (e.pruned()) {
+                continue;
+            }
             files.add(e.file());
+            if (e.graph() != null) {
+                graphs.add(e.graph());
+            }
             Path pending = snapshotsDir.resolve(e.file() + PENDING + generation);
             if (Files.exists(pending)) {
                 Files.move(pending, snapshotsDir.resolve(e.file()), StandardCopyOption.REPLACE_EXISTING,
@@ -939,6 +1474,7 @@ public final class GraphStore implements AutoCloseable {
             }
         }
         Catalog.forceDirectory(snapshotsDir);
+        Catalog.forceDirectory(summariesDir);
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(snapshotsDir)) {
             for (Path p : stream) {
                 String name = p.getFileName().toString();
@@ -947,11 +1483,26 @@ public final class GraphStore implements AutoCloseable {
                 }
             }
         }
-        String current = catalog.graphDirectory();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(summariesDir)) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                if (name.contains(PENDING) || !summaryFiles.contains(name)) {
+                    deleteQuietly(p);
+                }
+            }
+        }
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(graphsDir)) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                if (!graphs.contains(name)) {
+                    deleteQuietly(p); // also "empty", the graph of a store without snapshots: built again when asked
+                }
+            }
+        }
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path p : stream) {
                 String name = p.getFileName().toString();
-                if (name.startsWith(BUILDING) || (name.startsWith("graph-") && !name.equals(current))
+                if (name.startsWith(BUILDING) || (name.startsWith("graph-") && !catalog.legacy)
                     || name.equals(Catalog.FILE + ".tmp")) {
                     deleteQuietly(p);
                 }

@@ -164,6 +164,9 @@ final class OfflineSchema {
             long distinct = 0;
             try (Populator.Index index = populator.open(objectIndex)) {
                 for (int p : order) {
+                    if (input.summaryOnly(p)) {
+                        continue; // another snapshot's summary: no objects in this graph
+                    }
                     HeapSnapshot snapshot = input.model(p);
                     Value id = Values.stringValue(input.snapshotId(p));
                     long base = input.nodeBase(p);

@@ -703,7 +703,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     }
 
     /** Receives one node or relationship of a {@link GraphInput} chunk at a time. */
-    private static final class Rows implements InputEntityVisitor {
+    static final class Rows implements InputEntityVisitor {
         interface Sink {
             void accept(Rows rows) throws IOException;
         }

@@ -59,7 +59,12 @@ class GraphStoreLifecycleTest {
     }
 
     private long count(String cypher, Object... params) throws IOException {
-        GraphDatabaseService db = store.database();
+        return countIn(null, cypher, params);
+    }
+
+    /** A count in the graph of snapshot {@code id} (null: the newest). */
+    private long countIn(String id, String cypher, Object... params) throws IOException {
+        GraphDatabaseService db = id == null ? store.database() : store.database(id);
         Map<String, Object> p = new TreeMap<>();
         for (int i = 0; i < params.length; i += 2) {
             p.put((String) params[i], params[i + 1]);
@@ -69,19 +74,32 @@ class GraphStoreLifecycleTest {
         }
     }
 
-    /** Per snapshot id: objects, REF, WEAK_REF, ROOT, retention-REF counts, and the number of Snapshot nodes. */
+    /**
+     * Per snapshot id, in its own graph: objects, REF, WEAK_REF, ROOT, retention-REF counts, and the number of Snapshot
+     * nodes (in each graph: every snapshot of the store; reported once when all agree). No other snapshot's objects are
+     * in a snapshot's graph.
+     */
     private String graphCounts() throws IOException {
         StringBuilder b = new StringBuilder();
+        java.util.Set<Long> snapshotNodes = new java.util.TreeSet<>();
         for (SnapshotSummary s : store.snapshots()) {
-            b.append(s.id()).append(':')
-                .append(count("MATCH (o:Object {snapshot:$s}) RETURN count(o)", "s", s.id())).append('/')
-                .append(count("MATCH (:Object {snapshot:$s})-[r:REF]->() RETURN count(r)", "s", s.id())).append('/')
-                .append(count("MATCH (:Object {snapshot:$s})-[r:WEAK_REF]->() RETURN count(r)", "s", s.id())).append('/')
-                .append(count("MATCH (:Snapshot {id:$s})-[r:ROOT]->() RETURN count(r)", "s", s.id())).append('/')
-                .append(count("MATCH (:Object {snapshot:$s})-[r:REF {retention: true}]->() RETURN count(r)", "s", s.id()))
+            String id = s.id();
+            b.append(id).append(':')
+                .append(countIn(id, "MATCH (o:Object {snapshot:$s}) RETURN count(o)", "s", id)).append('/')
+                .append(countIn(id, "MATCH (:Object {snapshot:$s})-[r:REF]->() RETURN count(r)", "s", id)).append('/')
+                .append(countIn(id, "MATCH (:Object {snapshot:$s})-[r:WEAK_REF]->() RETURN count(r)", "s", id)).append('/')
+                .append(countIn(id, "MATCH (:Snapshot {id:$s})-[r:ROOT]->() RETURN count(r)", "s", id)).append('/')
+                .append(countIn(id, "MATCH (:Object {snapshot:$s})-[r:REF {retention: true}]->() RETURN count(r)", "s", id))
                 .append(' ');
+            assertEquals(countIn(id, "MATCH (o:Object) RETURN count(o)"),
+                countIn(id, "MATCH (o:Object {snapshot:$s}) RETURN count(o)", "s", id), "only its own objects");
+            snapshotNodes.add(countIn(id, "MATCH (s:Snapshot) RETURN count(s)"));
         }
-        return b.append("snapshots=").append(count("MATCH (s:Snapshot) RETURN count(s)")).toString();
+        if (snapshotNodes.isEmpty()) {
+            snapshotNodes.add(count("MATCH (s:Snapshot) RETURN count(s)"));
+        }
+        return b.append("snapshots=").append(snapshotNodes.size() == 1 ? snapshotNodes.iterator().next()
+            : snapshotNodes.toString()).toString();
     }
 
     /** Every file and directory of the store except the logs and the lock, with a digest of each file. */
@@ -169,10 +187,10 @@ class GraphStoreLifecycleTest {
         HeapSnapshot a = HeapSnapshotFile.read(dir.resolve("snapshots/a.hsnap"));
         assertTrue(a.analysis() instanceof dev.heapload.analysis.HeapAnalysis);
         List<Path> graphs;
-        try (Stream<Path> top = Files.list(dir)) {
-            graphs = top.filter(p -> p.getFileName().toString().startsWith("graph")).toList();
+        try (Stream<Path> top = Files.list(dir.resolve(GraphStore.GRAPHS))) {
+            graphs = top.toList();
         }
-        assertEquals(1, graphs.size());
+        assertEquals(2, graphs.size(), "one graph per snapshot");
         // transaction logs are not preallocated (Neo4j's default would be 256 MiB per database)
         try (Stream<Path> logs = Files.walk(graphs.get(0).resolve("data/transactions"))) {
             long bytes = logs.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
@@ -203,7 +221,7 @@ class GraphStoreLifecycleTest {
         String terminal = terminalOutput(() -> failEverywhere(before, summaries));
         assertEquals("", terminal, "Neo4j wrote to the terminal");
         store.buildHook = reached -> {
-            if (reached.equals("imported")) {
+            if (reached.equals("delete")) {
                 throw new IOException("injected failure");
             }
         };
@@ -216,8 +234,9 @@ class GraphStoreLifecycleTest {
     }
 
     private void failEverywhere(Map<String, String> before, List<SnapshotSummary> summaries) throws IOException {
-        for (String step : List.of("written", "source a", "imported", "renamed")) {
+        for (String s : List.of("written", "source", "imported", "renamed")) {
             for (boolean replace : new boolean[] {false, true}) {
+                String step = s.equals("source") ? "source " + (replace ? "a" : "c") : s;
                 store.buildHook = reached -> {
                     if (reached.equals(step)) {
                         throw new IOException("injected failure at " + step);
@@ -259,6 +278,12 @@ class GraphStoreLifecycleTest {
         try (Stream<Path> snapshots = Files.list(dir.resolve("snapshots"))) {
             assertEquals(List.of("a.hsnap"), snapshots.map(p -> p.getFileName().toString()).toList());
         }
+        try (Stream<Path> summaries = Files.list(dir.resolve(GraphStore.SUMMARIES))) {
+            assertEquals(List.of("a.summary"), summaries.map(p -> p.getFileName().toString()).toList());
+        }
+        try (Stream<Path> graphs = Files.list(dir.resolve(GraphStore.GRAPHS))) {
+            assertEquals(1, graphs.count(), "the deleted snapshot's graph is gone");
+        }
     }
 
     @Test
@@ -279,6 +304,8 @@ class GraphStoreLifecycleTest {
         Files.writeString(dir.resolve("graph.building-99/data/x"), "partial");
         Files.writeString(dir.resolve("snapshots/c.hsnap.pending-99"), "partial");
         Files.createDirectories(dir.resolve("graph-1"));
+        Files.createDirectories(dir.resolve("graphs/c-99/data"));
+        Files.writeString(dir.resolve("summaries/c.summary.pending-99"), "partial");
         Files.writeString(dir.resolve(Catalog.FILE + ".tmp"), "partial");
         store = GraphStore.open(dir);
         assertEquals(summaries, store.snapshots());
@@ -322,11 +349,12 @@ class GraphStoreLifecycleTest {
         store.close();
         Path catalogFile = dir.resolve(Catalog.FILE);
         String text = Files.readString(catalogFile, StandardCharsets.ISO_8859_1);
-        assertTrue(text.contains("graphSchema=" + GraphSchema.VERSION), text);
-        // as an older heapload wrote it: no graphSchema line (version 1)
-        Files.writeString(catalogFile, text.replace("graphSchema=" + GraphSchema.VERSION + "\n", ""), StandardCharsets.ISO_8859_1);
+        String current = "snapshot.0.graphSchema=" + GraphSchema.VERSION + "\n";
+        assertTrue(text.contains(current), text);
+        // as an older heapload wrote it
+        Files.writeString(catalogFile, text.replace(current, "snapshot.0.graphSchema=3\n"), StandardCharsets.ISO_8859_1);
         long generation = Catalog.read(dir).generation;
-        assertEquals(1, Catalog.read(dir).graphSchema);
+        assertEquals(3, Catalog.read(dir).entries.get(0).graphSchema());
         List<String> notices = new java.util.ArrayList<>();
         GraphStore.setNotices(notices::add);
         try {
@@ -334,11 +362,11 @@ class GraphStoreLifecycleTest {
             assertEquals(List.of(), notices, "opening alone rebuilds nothing");
             assertEquals("a:15/14/1/2/0 snapshots=1", graphCounts());
             assertEquals(1, notices.size(), notices.toString());
-            assertTrue(notices.get(0).endsWith("built by another heapload version (graph schema 1, now "
-                + GraphSchema.VERSION + "): rebuilding it from its 1 stored snapshot(s)"), notices.get(0));
+            assertTrue(notices.get(0).endsWith("was built by another heapload version (graph schema 3, now "
+                + GraphSchema.VERSION + "): rebuilding it from its stored model"), notices.get(0));
             Catalog now = Catalog.read(dir);
             assertEquals(generation + 1, now.generation);
-            assertEquals(GraphSchema.VERSION, now.graphSchema);
+            assertEquals(GraphSchema.VERSION, now.entries.get(0).graphSchema());
             store.close();
             store = GraphStore.open(dir);
             store.database();

@@ -73,7 +73,7 @@ class GraphStoreSchemaTest {
         };
         store.load(TestSnapshots.analysed("before"), false, recording);
         store.load(TestSnapshots.plain("after", 3), false, Progress.NONE);
-        db = store.database();
+        db = store.database("before");
     }
 
     @AfterAll
@@ -81,7 +81,20 @@ class GraphStoreSchemaTest {
         store.close();
     }
 
+    /**
+     * Each snapshot has a graph of its own: a query about 'after' (named in the text or a parameter) runs on its
+     * graph, every other on the graph of 'before' (which holds 'after' only as a summary: Snapshot node, no objects).
+     */
+    private GraphDatabaseService graph(String cypher, Map<String, Object> params) {
+        try {
+            return store.database(cypher.contains("'after'") || params.containsValue("after") ? "after" : "before");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
+        GraphDatabaseService db = graph(cypher, params);
         try (Transaction tx = db.beginTx(); Result r = tx.execute(cypher, params)) {
             List<Map<String, Object>> out = new ArrayList<>();
             r.forEachRemaining(out::add);
@@ -116,7 +129,10 @@ class GraphStoreSchemaTest {
         assertEquals(3L, single("MATCH (c:Category) RETURN count(c)"));
         // 7 Stats nodes (type, category) of the analysed 'before'; 'after' is not analysed: no Stats, no Diff
         assertEquals(7L, single("MATCH (:Snapshot {id:'before'})-[:HAS_STATS]->(s:Stats {snapshot:'before'}) RETURN count(s)"));
-        assertEquals(23L + 2 + 3 + 7, single("MATCH (n) RETURN count(n)"));
+        // the graph of 'before': its objects, both Snapshot nodes, its categories and Stats ('after' has none)
+        assertEquals(10L + 2 + 3 + 7, single("MATCH (n) RETURN count(n)"));
+        // the graph of 'after': its objects, both Snapshot nodes, and the summary of 'before' (categories, Stats)
+        assertEquals(13L + 2 + 3 + 7, single("MATCH (n) WHERE 'after' <> '' RETURN count(n)"));
         Map<String, Object> before = Map.of("s", "before");
         assertEquals(9L, single("MATCH (a:Object {snapshot:$s})-[r:REF]->(b:Object {snapshot:$s}) RETURN count(r)", before));
         assertEquals(1L, single("MATCH (a:Object {snapshot:$s})-[r:WEAK_REF]->(b) RETURN count(r)", before));
@@ -132,7 +148,8 @@ class GraphStoreSchemaTest {
         assertEquals(0L, single("MATCH (:Object {snapshot:$s})-[r]->() WHERE r.retention IS NOT NULL RETURN count(r)", after));
         assertEquals(0L, single("MATCH (o:Object {snapshot:$s}) WHERE o.dominator IS NOT NULL RETURN count(o)", after));
         // plus HAS_STATS 7, TOP_RETAINER 8 and CATEGORY_TOP_RETAINER 8 (the 8 reachable objects of 'before')
-        assertEquals(9L + 1 + 2 + 3 + 12 + 1 + 2 + 7 + 8 + 8, single("MATCH ()-[r]->() RETURN count(r)"));
+        assertEquals(9L + 1 + 2 + 3 + 7 + 8 + 8, single("MATCH ()-[r]->() RETURN count(r)"));
+        assertEquals(12L + 1 + 2 + 3 + 7, single("MATCH ()-[r]->() WHERE 'after' <> '' RETURN count(r)"));
         // no edge crosses snapshots
         assertEquals(0L, single("MATCH (a:Object)-[r]->(b:Object) WHERE a.snapshot <> b.snapshot RETURN count(r)"));
     }
@@ -169,12 +186,16 @@ class GraphStoreSchemaTest {
 
         assertEquals(Set.of("Object", "String"), new HashSet<>((List<?>) single(
             "MATCH (o:Object {snapshot:'before', address:'0x1010'}) RETURN labels(o)")));
-        assertEquals(2L, single("MATCH (o:Object:Function) RETURN count(o)"));
-        assertEquals(2L, single("MATCH (o:Object:Userdata) RETURN count(o)"));
-        assertEquals(2L, single("MATCH (o:Upvalue) RETURN count(o)"));
-        assertEquals(2L, single("MATCH (o:Proto) RETURN count(o)"));
-        assertEquals(8L, single("MATCH (o:Table) RETURN count(o)"));
-        assertEquals(4L + 3, single("MATCH (o:String) RETURN count(o)"));
+        // each graph holds its own snapshot's objects: 'before', and 'after' (the same ten plus 3 strings)
+        for (String graph : List.of("", " AND 'after' <> ''")) {
+            assertEquals(1L, single("MATCH (o:Object:Function) WHERE true" + graph + " RETURN count(o)"));
+            assertEquals(1L, single("MATCH (o:Object:Userdata) WHERE true" + graph + " RETURN count(o)"));
+            assertEquals(1L, single("MATCH (o:Upvalue) WHERE true" + graph + " RETURN count(o)"));
+            assertEquals(1L, single("MATCH (o:Proto) WHERE true" + graph + " RETURN count(o)"));
+            assertEquals(4L, single("MATCH (o:Table) WHERE true" + graph + " RETURN count(o)"));
+        }
+        assertEquals(2L, single("MATCH (o:String) RETURN count(o)"));
+        assertEquals(2L + 3, single("MATCH (o:String) WHERE 'after' <> '' RETURN count(o)"));
 
         // the plain snapshot: no category, no analysis properties
         Map<String, Object> plain = rows("MATCH (o:Object {snapshot:'after', address:'0x1008'}) RETURN keys(o) AS keys",
@@ -305,6 +326,7 @@ class GraphStoreSchemaTest {
         assertEquals(List.of("UNIQUENESS"), single("SHOW CONSTRAINTS YIELD name, type WHERE name = '"
             + GraphSchema.SNAPSHOT_ID_CONSTRAINT + "' RETURN collect(type)"));
 
+        GraphDatabaseService db = graph("", Map.of());
         try (Transaction tx = db.beginTx();
              Result r = tx.execute("EXPLAIN MATCH (o:Object {snapshot:$s, address:$a}) RETURN o",
                  Map.of("s", "before", "a", "0x1008"))) {
@@ -339,7 +361,7 @@ class GraphStoreSchemaTest {
             + "UNWIND data.indexes AS i WITH i WHERE i.properties = ['snapshot', 'address'] OR i.properties = ['id'] "
             + "RETURN i.properties AS properties, i.totalSize AS size, i.estimatedUniqueSize AS unique "
             + "ORDER BY size(properties) DESC", Map.of());
-        assertEquals(List.of(Map.of("properties", List.of("snapshot", "address"), "size", 23L, "unique", 23L),
+        assertEquals(List.of(Map.of("properties", List.of("snapshot", "address"), "size", 10L, "unique", 10L),
             Map.of("properties", List.of("id"), "size", 2L, "unique", 2L)), samples);
         // the uniqueness constraint is there (the query DBMS is read-only, so a duplicate CREATE cannot show it)
         assertEquals(List.of(Map.of("name", GraphSchema.SNAPSHOT_ID_CONSTRAINT, "type", "UNIQUENESS")),

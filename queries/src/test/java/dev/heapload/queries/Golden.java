@@ -74,7 +74,8 @@ final class Golden {
     /** Runs the saved query {@code name} of the repository's cypher/ folder; checks its columns match its header. */
     static QueryResult run(GraphStore store, String name, Map<String, String> params) throws Exception {
         SavedQuery q = QueryLibrary.fromDirectory(cypherDir()).get(name);
-        QueryResult r = QueryRunner.run(store.database(), q, QueryRunner.bind(q, params), 0, Duration.ofSeconds(60));
+        Map<String, Object> bound = QueryRunner.bind(q, params);
+        QueryResult r = QueryRunner.run(store.databaseFor(name, bound), q, bound, 0, Duration.ofSeconds(60));
         assertEquals(q.columns(), r.columns(), name + ": returned columns differ from the header's");
         return r;
     }

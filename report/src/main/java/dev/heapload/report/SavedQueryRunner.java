@@ -26,7 +26,7 @@ public interface SavedQueryRunner {
 
     /** All rows of each query on the embedded store, each in a read transaction with {@code timeout}. */
     static SavedQueryRunner on(GraphStore store, Duration timeout) {
-        return (q, p) -> QueryRunner.run(store.database(), q, p, 0, timeout);
+        return (q, p) -> QueryRunner.run(store.databaseFor(q.name(), p), q, p, 0, timeout);
     }
 
     /** All rows of each query on the server, each in a read transaction with {@code timeout}. */
