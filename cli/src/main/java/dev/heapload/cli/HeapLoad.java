@@ -164,6 +164,7 @@ public final class HeapLoad implements Callable<Integer> {
         int heads = columns.indexOf("heads");
         int headType = columns.indexOf("headType");
         int path = columns.indexOf("path");
+        int example = columns.indexOf("example");
         long totalObjects = 0;
         long totalBytes = 0;
         for (List<Object> row : result.rows()) {
@@ -185,13 +186,19 @@ public final class HeapLoad implements Callable<Integer> {
             for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
                 out.println("      " + SafeText.visible(String.valueOf(hop)));
             }
+            if (example >= 0 && row.get(example) instanceof String address) {
+                out.println("    example head " + SafeText.visible(address) + " (largest retained size), all its paths:");
+                out.println("      " + dev.heapload.queries.ExploreCommands.paths(target, address, storeOptions));
+            }
         }
-        baseline = SafeText.visible(baseline);
-        target = SafeText.visible(target);
+        String exampleAddress = example < 0 ? null : result.rows().stream()
+            .map(r -> r.get(example)).filter(String.class::isInstance).map(String.class::cast).findFirst().orElse(null);
         out.println("next:");
-        out.println("  heapload query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  heapload query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  heapload query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
+        out.println("  heapload query leak-groups -p " + dev.heapload.queries.ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + dev.heapload.queries.ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  heapload query new-objects -p " + dev.heapload.queries.ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + dev.heapload.queries.ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  " + dev.heapload.queries.ExploreCommands.whyAlive(target, exampleAddress == null ? "ADDRESS" : exampleAddress, storeOptions));
         if (!storeOptions.contains("--uri")) {
             out.println("  heapload serve" + storeOptions + "      (Neo4j Browser on the store)");
         }

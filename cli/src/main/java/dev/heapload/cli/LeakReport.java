@@ -77,12 +77,25 @@ record LeakReport(String reportName, String title, String generatedAt, String to
      * @param knownBy       the known-leaks entry that matched, or {@code null}
      * @param status        {@code new} or {@code persisting} with {@code --previous}, else {@code null}
      * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
+     * @param example       address (as the target stores it) of the group's head with the largest retained size, or
+     *                      {@code null} when the store did not say
      */
     record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
-                 String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
+                 String name, String fingerprint, String knownBy, String status, List<String> brokenGates,
+                 String example) {
 
         boolean known() {
             return knownBy != null;
+        }
+
+        /** {@code heapload query why-alive} for the example head in snapshot {@code target}, or {@code null}. */
+        String whyAliveCommand(String target) {
+            return example == null ? null : dev.heapload.queries.ExploreCommands.whyAlive(target, example, "");
+        }
+
+        /** {@code heapload query paths} for the example head in snapshot {@code target}, or {@code null}. */
+        String pathsCommand(String target) {
+            return example == null ? null : dev.heapload.queries.ExploreCommands.paths(target, example, "");
         }
     }
 
@@ -140,8 +153,9 @@ record LeakReport(String reportName, String title, String generatedAt, String to
                               List<GateResult> gateResults) {
         List<String> c = rows.columns();
         record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
-                   String fingerprint, String knownBy) {
+                   String fingerprint, String knownBy, String example) {
         }
+        int exampleColumn = c.indexOf("example");
         List<Raw> raw = new ArrayList<>();
         for (List<Object> row : rows.rows()) {
             Object p = row.get(c.indexOf("path"));
@@ -156,7 +170,8 @@ record LeakReport(String reportName, String title, String generatedAt, String to
             KnownLeaks.Entry k = known.match(fp, LeakFingerprint.segments(path));
             raw.add(new Raw(num(row.get(c.indexOf("objects"))), num(row.get(c.indexOf("newBytes"))),
                 num(row.get(c.indexOf("retainedBytes"))), num(row.get(c.indexOf("heads"))), headType, List.copyOf(path),
-                fp, k == null ? null : k.text()));
+                fp, k == null ? null : k.text(),
+                exampleColumn >= 0 && row.get(exampleColumn) instanceof String a ? a : null));
         }
         long n = 0;
         long objects = 0;
@@ -189,7 +204,8 @@ record LeakReport(String reportName, String title, String generatedAt, String to
             }
             String status = previousPrints == null ? null : previousPrints.contains(r.fingerprint) ? "persisting" : "new";
             out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path,
-                String.join("/", LeakFingerprint.segments(r.path)), r.fingerprint, r.knownBy, status, List.copyOf(broken)));
+                String.join("/", LeakFingerprint.segments(r.path)), r.fingerprint, r.knownBy, status, List.copyOf(broken),
+                r.example));
         }
         return out;
     }

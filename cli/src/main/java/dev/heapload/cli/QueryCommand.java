@@ -6,6 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.explore.PathsQuery;
+import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
@@ -14,6 +17,7 @@ import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.GraphStore;
 import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -80,6 +84,10 @@ final class QueryCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
         }
         bolt.check(spec);
+        if (PathsQuery.NAME.equals(name)) {
+            ResultWriter.write(paths(PathsQuery.bind(params)), fmt, csvRaw, System.out);
+            return 0;
+        }
         SavedQuery query = QueryLibrary.builtIn().resolve(name);
         Map<String, Object> bound = QueryRunner.bind(query, params);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
@@ -111,6 +119,26 @@ final class QueryCommand implements Callable<Integer> {
         try (store) {
             return QueryRunner.run(store.database(), query, bound, limit, timeout);
         }
+    }
+
+    /**
+     * The built-in query {@code paths}, computed from the snapshot's model ({@link PathsQuery}): from the store
+     * {@code --db}, also while {@code heapload serve} or a query holds it (the model file is only read).
+     */
+    private QueryResult paths(Map<String, Object> bound) throws Exception {
+        if (bolt.remote()) {
+            throw new QueryFailedException("query 'paths' needs the snapshot files of a heapload store (--db), which a "
+                + "server does not keep; over --uri, use why-alive and referrers");
+        }
+        OutputFiles.requireStore(db);
+        HeapSnapshot model;
+        try {
+            model = GraphStore.readModel(db, (String) bound.get("snapshot"));
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + dev.heapload.queries.SafeText.visible(
+                (String) bound.get("snapshot")) + "' in the store (heapload snapshots lists them)");
+        }
+        return PathsQuery.run(model, bound, limit);
     }
 
     private QueryResult run(RemoteGraphStore server, SavedQuery query, Map<String, Object> bound, Duration timeout)

@@ -36,6 +36,7 @@ final class ReportHtml {
         .group h3{font-size:1em;margin:.3em 0}.fp{font-family:monospace;color:#666;font-weight:normal}
         .tag{display:inline-block;border-radius:4px;padding:0 .4em;font-size:.85em;font-weight:normal;background:#eee}
         .tag.new{background:#fde2e1}.tag.persisting{background:#fff1c2}.tag.resolved{background:#e3f5e1}
+        pre.cmd{margin:.3em 0;white-space:pre-wrap;word-break:break-all;background:#f3f6fa;padding:.4em}
         pre.path{margin:.3em 0;white-space:pre-wrap;word-break:break-all;background:#fafafa;padding:.4em}
         table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:.2em .5em;vertical-align:top}
         th{background:#f4f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td.t{white-space:pre-wrap;word-break:break-all}
@@ -138,10 +139,10 @@ final class ReportHtml {
         if (unknown.isEmpty()) {
             b.append("<p>No leak groups").append(known.isEmpty() ? "" : " apart from known leaks").append(".</p>\n");
         }
-        groupList(b, unknown);
+        groupList(b, unknown, r.target().id());
         if (!known.isEmpty()) {
             b.append("<h3 id=\"known\">Known leaks (").append(known.size()).append(", never fail a gate)</h3>\n");
-            groupList(b, known);
+            groupList(b, known, r.target().id());
         }
         if (r.resolved() != null) {
             b.append("<h3 id=\"resolved\">Resolved since the previous report (").append(r.resolved().size()).append(")</h3>\n");
@@ -162,7 +163,7 @@ final class ReportHtml {
         }
     }
 
-    private static void groupList(StringBuilder b, List<LeakReport.Group> groups) {
+    private static void groupList(StringBuilder b, List<LeakReport.Group> groups, String target) {
         int shown = 0;
         for (LeakReport.Group g : groups) {
             if (shown++ == MAX_GROUPS) {
@@ -184,7 +185,13 @@ final class ReportHtml {
             if (!g.brokenGates().isEmpty()) {
                 b.append("<p>breaks: <code>").append(h(String.join(", ", g.brokenGates()))).append("</code></p>\n");
             }
-            b.append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre></div>\n");
+            b.append("<pre class=\"path\">").append(h(String.join("\n", g.path()))).append("</pre>\n");
+            if (g.example() != null) {
+                b.append("<p>example head <code>").append(h(g.example())).append("</code> (largest retained size):</p>")
+                    .append("<pre class=\"cmd\">").append(h(g.whyAliveCommand(target) + "\n" + g.pathsCommand(target)))
+                    .append("</pre>\n");
+            }
+            b.append("</div>\n");
         }
     }
 
