@@ -33,7 +33,7 @@ import picocli.CommandLine.Parameters;
             + "dominators, retained size), and prints a summary of each.",
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
-    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class},
+    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:ok", "1:bad input (unreadable dump, snapshot id exists, store error)", "2:usage error"})
 public final class HeapLoad implements Callable<Integer> {
