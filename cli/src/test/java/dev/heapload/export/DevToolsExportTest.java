@@ -126,8 +126,9 @@ class DevToolsExportTest {
         assertEquals(List.of(), differ.subList(0, Math.min(20, differ.size())), differ.size() + " of " + reachable
             + " reachable objects differ");
         assertTrue(reachable > 0);
-        // the synthetic root retains every reachable object
-        assertEquals(reachableBytes, retained.get(1L), "the synthetic root's retained size");
+        // the synthetic root: memlab charges the objects no root reaches to it as well, so it retains every byte
+        assertTrue(reachableBytes < s.totalShallowBytes());
+        assertEquals(s.totalShallowBytes(), retained.get(1L), "the synthetic root's retained size");
         return new Check(nodes, edges);
     }
 }
