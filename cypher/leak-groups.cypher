@@ -2,7 +2,7 @@
 // description: The new, reachable objects of the target grouped by the retention path of their topmost new ancestor.
 // param: baseline string
 // param: target string
-// columns: objects, newBytes, retainedBytes, heads, headType, path, pathNames, pathKinds, pathKeyTypes, pathTypes
+// columns: objects, newBytes, retainedBytes, heads, headType, path, pathNames, pathKinds, pathKeyTypes, pathTypes, example
 //
 // new: no object of the baseline has the same address, type and memory category (and size, for strings).
 // Each new reachable object walks up its retention path while the parent is new; the last new object is its
@@ -14,8 +14,11 @@
 // first), pathKeyTypes (string, number, boolean, object, other; name for a field or local; "" when no name) and
 // pathTypes (the holder's type; the root object's type for the first). Groups are computed at load time for every
 // ordered pair of snapshots in the store (LeakGroup nodes, ranked by newBytes, objects, headType, path).
+// example: the address of the group's head with the largest retained size (the EXAMPLE relationship), for
+// `heapload query why-alive` and `paths` with -p snapshot=TARGET -p address=EXAMPLE.
 MATCH (:Diff {baseline: $baseline, target: $target})-[:HAS_LEAK_GROUP]->(g:LeakGroup)
+OPTIONAL MATCH (g)-[:EXAMPLE]->(e:Object)
 RETURN g.objects AS objects, g.newBytes AS newBytes, g.retainedBytes AS retainedBytes, g.heads AS heads,
        g.headType AS headType, g.path AS path, g.pathNames AS pathNames, g.pathKinds AS pathKinds,
-       g.pathKeyTypes AS pathKeyTypes, g.pathTypes AS pathTypes
+       g.pathKeyTypes AS pathKeyTypes, g.pathTypes AS pathTypes, e.address AS example
 ORDER BY g.rank

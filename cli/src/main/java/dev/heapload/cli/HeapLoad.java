@@ -11,6 +11,7 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.ExploreCommands;
 import dev.heapload.queries.SafeText;
 import dev.heapload.report.text.LoadReport;
 import dev.heapload.store.GraphStore;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Parameters;
             + "dominators, retained size), and prints a summary of each.",
         "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
-    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, QueriesCommand.class, QueryCommand.class,
+    subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
         CompletionCommand.class},
     footerHeading = "%nEnvironment:%n",
@@ -239,6 +240,7 @@ public final class HeapLoad implements Callable<Integer> {
         int heads = columns.indexOf("heads");
         int headType = columns.indexOf("headType");
         int path = columns.indexOf("path");
+        int example = columns.indexOf("example");
         long totalObjects = 0;
         long totalBytes = 0;
         for (List<Object> row : result.rows()) {
@@ -260,14 +262,22 @@ public final class HeapLoad implements Callable<Integer> {
             for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
                 out.println("      " + SafeText.visible(String.valueOf(hop)));
             }
+            if (example >= 0 && row.get(example) instanceof String address) {
+                out.println("    example head " + SafeText.visible(address) + " (largest retained size), all its paths:");
+                out.println("      " + ExploreCommands.paths(target, address, storeOptions)
+                    .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(commandName() + " ")));
+            }
         }
-        baseline = SafeText.visible(baseline);
-        target = SafeText.visible(target);
+        String exampleAddress = example < 0 ? null : result.rows().stream()
+            .map(r -> r.get(example)).filter(String.class::isInstance).map(String.class::cast).findFirst().orElse(null);
         String self = commandName();
         out.println("next:");
-        out.println("  " + self + " query leak-groups -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  " + self + " query new-objects -p baseline=" + baseline + " -p target=" + target + storeOptions);
-        out.println("  " + self + " query why-alive -p snapshot=" + target + " -p address=ADDRESS" + storeOptions);
+        out.println("  " + self + " query leak-groups -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  " + self + " query new-objects -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  " + ExploreCommands.whyAlive(target, exampleAddress == null ? "ADDRESS" : exampleAddress, storeOptions)
+            .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(self + " ")));
         if (!storeOptions.contains("--uri")) {
             out.println("  " + self + " serve" + storeOptions + "      (Neo4j Browser on the store)");
         }

@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import dev.heapload.explore.PathsQuery;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.SavedQuery;
 import picocli.CommandLine;
@@ -49,6 +50,10 @@ final class QueryCommand implements Callable<Integer> {
         if ((name == null) == (statement == null)) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "give a saved query NAME (heapload queries lists them), a .cypher file, or -e CYPHER");
+        }
+        if (statement == null && PathsQuery.NAME.equals(name)) {
+            options.runPathsAndPrint();
+            return 0;
         }
         SavedQuery query = statement != null
             ? CypherCommand.adHoc(spec.commandLine(), statement, options.params)

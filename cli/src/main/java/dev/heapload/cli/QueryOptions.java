@@ -7,6 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.heapload.explore.PathsQuery;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.SafeText;
+import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryParameter;
 import dev.heapload.queries.QueryResult;
@@ -67,16 +71,7 @@ final class QueryOptions {
      * @throws Exception one-line failures (exit 1): no store, unknown snapshot, a write, a timeout, a server error
      */
     void runAndPrint(SavedQuery query) throws Exception {
-        ResultWriter.Format fmt;
-        try {
-            fmt = ResultWriter.Format.of(format);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-        if (limit < 0 || timeoutSeconds <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
-        }
-        bolt.check(spec);
+        ResultWriter.Format fmt = checkedFormat();
         Map<String, Object> bound = bind(query);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         QueryResult result;
@@ -88,6 +83,44 @@ final class QueryOptions {
             result = runOnStore(query, bound, timeout);
         }
         ResultWriter.write(result, fmt, csvRaw, System.out);
+    }
+
+    /**
+     * The built-in query {@code paths}, computed from the snapshot's model ({@link PathsQuery}) of the store
+     * {@code --db}, also while {@code heapload serve} or a query holds it (the model file is only read), printed as
+     * {@link #runAndPrint} prints a saved query's rows.
+     */
+    void runPathsAndPrint() throws Exception {
+        ResultWriter.Format fmt = checkedFormat();
+        if (bolt.remote()) {
+            throw new QueryFailedException("query 'paths' needs the snapshot files of a heapload store (--db), which a "
+                + "server does not keep; over --uri, use why-alive and referrers");
+        }
+        Map<String, Object> bound = PathsQuery.bind(params);
+        OutputFiles.requireStore(db);
+        HeapSnapshot model;
+        try {
+            model = GraphStore.readModel(db, (String) bound.get("snapshot"));
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible((String) bound.get("snapshot"))
+                + "' in the store (heapload snapshots lists them)");
+        }
+        ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, System.out);
+    }
+
+    /** The output format, limit, timeout and store options checked (usage errors, exit 2). */
+    private ResultWriter.Format checkedFormat() {
+        ResultWriter.Format fmt;
+        try {
+            fmt = ResultWriter.Format.of(format);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (limit < 0 || timeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
+        }
+        bolt.check(spec);
+        return fmt;
     }
 
     /** {@link QueryRunner#bind}, its failures as usage errors; an undeclared parameter names the closest declared. */

@@ -13,6 +13,7 @@ import java.util.function.IntPredicate;
 
 import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.analysis.SnapshotDiff;
+import dev.heapload.export.FoldedStacks;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
@@ -53,6 +54,10 @@ final class TreeCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the tree as JSON here ('-' for stdout).")
     String json;
 
+    @Option(names = "--folded", paramLabel = "FILE",
+        description = "Also write the tree as folded stacks (a;b;c BYTES, for speedscope, FlameGraph) here ('-' for stdout).")
+    String folded;
+
     @Option(names = "--top", paramLabel = "N", defaultValue = "15", description = "Heaviest paths to print (default: ${DEFAULT-VALUE}).")
     int top;
 
@@ -73,8 +78,12 @@ final class TreeCommand implements Callable<Integer> {
         }
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg);
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--json", json);
-        // with --json - the JSON owns stdout and the text report goes to stderr
-        PrintStream out = "-".equals(json) ? System.err : System.out;
+        OutputFiles.requireDirectoryOf(spec.commandLine(), "--folded", folded);
+        if ("-".equals(json) && "-".equals(folded)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--json - and --folded - cannot both write to stdout");
+        }
+        // with --json - or --folded - that output owns stdout and the text report goes to stderr
+        PrintStream out = "-".equals(json) || "-".equals(folded) ? System.err : System.out;
         TerminalProgress bars = TerminalProgress.forOption(null);
         HeapSnapshot snapshot;
         IntPredicate counted;
@@ -111,6 +120,18 @@ final class TreeCommand implements Callable<Integer> {
                     TreeJson.write(root, os);
                 }
                 out.println("json: " + Path.of(json).toAbsolutePath().normalize());
+            }
+        }
+        if (folded != null) {
+            if ("-".equals(folded)) {
+                Writer w = new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8);
+                FoldedStacks.write(root, w);
+                w.flush();
+            } else {
+                try (Writer w = Files.newBufferedWriter(Path.of(folded), StandardCharsets.UTF_8)) {
+                    FoldedStacks.write(root, w);
+                }
+                out.println("folded: " + Path.of(folded).toAbsolutePath().normalize());
             }
         }
         return 0;

@@ -42,7 +42,7 @@ class QueryCommandTest {
         HeapLoadCommandTest.Run r = run("queries");
         assertEquals(0, r.code(), r.err());
         for (String name : List.of("summary", "largest-retainers", "new-objects", "leak-groups", "growth", "why-alive",
-            "weak-only", "unreachable", "categories", "type-histogram", "type-histogram-diff")) {
+            "weak-only", "unreachable", "categories", "type-histogram", "type-histogram-diff", "referrers")) {
             assertTrue(r.out().contains(name + "\n"), name + " missing from\n" + r.out());
         }
         assertTrue(r.out().contains("    parameters: baseline string, target string\n"), r.out());
@@ -151,8 +151,8 @@ class QueryCommandTest {
             new String[] {"heapload: " + slow + " is not a directory (give the store directory with --db)",
                 "query", "summary", "-p", "snapshot=after", "--db", slow.toString()},
             // an address no object of the snapshot has
-            new String[] {"heapload: no object at address '0x5601383' in snapshot 'after' (give it as the dump spells it, "
-                + "e.g. as largest-retainers prints it)",
+            new String[] {"heapload: no object at address '0x5601383' in snapshot 'after' (give it as largest-retainers or "
+                + "the leak answer prints it; any case, with or without 0x)",
                 "query", "why-alive", "-p", "snapshot=after", "-p", "address=0x5601383", "--db", db.toString()},
             new String[] {"heapload: query 'slow' stopped after the transaction timeout of 1 s (raise it with --timeout)",
                 "query", slow.toString(), "--timeout", "1", "--db", db.toString()});

@@ -159,6 +159,12 @@ class ReportCommandTest {
         assertTrue(md.contains("**FAILED**"), md);
         assertTrue(md.contains("| luau | 186 | 22,099 | 22,011 | 3 | 0 |"), md);
         assertTrue(md.contains("```\nroot registry (table)\n_MODULES in table\nEventBus in table\n"), md);
+        // issue 20: the example head's address and the commands to follow it up
+        assertTrue(md.contains("Example head <code>0x560138339de0</code> (largest retained size):\n\n```\n"
+            + "heapload query why-alive -p snapshot=after -p address=0x560138339de0\n"
+            + "heapload query paths -p snapshot=after -p address=0x560138339de0\n```\n"), md);
+        assertTrue(html.contains("<p>example head <code>0x560138339de0</code> (largest retained size):</p>"
+            + "<pre class=\"cmd\">heapload query why-alive -p snapshot=after -p address=0x560138339de0\n"), html);
         // JUnit XML: a strict parser, one test case per group, the one group over 10 KiB fails
         Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(r.out().resolve("report.junit.xml").toFile());
         Element groups = suite(doc, "heapload.leak-groups");

@@ -461,6 +461,23 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
+     * {@link #model} without opening the store: reads the catalog and the snapshot's file of the store in {@code dir}
+     * while another process holds it ({@code heapload serve}, which only reads; a load replaces files by renaming,
+     * so a file that is being replaced is read whole or not found).
+     *
+     * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws IOException when the catalog or file cannot be read or is damaged
+     */
+    public static HeapSnapshot readModel(Path dir, String id) throws IOException {
+        Path abs = dir.toAbsolutePath().normalize();
+        Catalog.Entry e = Catalog.read(abs).find(id);
+        if (e == null) {
+            throw new SnapshotNotFoundException(id, abs.toString());
+        }
+        return HeapSnapshotFile.read(abs.resolve(SNAPSHOTS).resolve(e.file()));
+    }
+
+    /**
      * Adds {@code snapshot} (id {@code snapshot.info().id()}) to the store, with its analysis when
      * {@code snapshot.analysis()} is a {@link HeapAnalysis}, and builds its graph. All or nothing: when this
      * throws (or the process is interrupted), the store is as before. Closes the DBMS of {@link #database()}

@@ -61,7 +61,7 @@ public final class RemoteQueryRunner {
             if (checkSnapshots) {
                 QueryRunner.checkSnapshots(params,
                     id -> tx.run(QueryRunner.SNAPSHOT_COUNT, Map.of("id", id)).single().get("n").asLong() > 0);
-                QueryRunner.checkAddress(params, (snapshot, address) -> tx.run(QueryRunner.OBJECT_COUNT,
+                params = QueryRunner.checkAddress(params, (snapshot, address) -> tx.run(QueryRunner.OBJECT_COUNT,
                     Map.of("snapshot", snapshot, "address", address)).single().get("n").asLong() > 0);
             }
             List<List<Object>> rows = new ArrayList<>();

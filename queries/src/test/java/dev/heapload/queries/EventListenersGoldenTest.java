@@ -63,7 +63,7 @@ class EventListenersGoldenTest {
             QueryRunner.plan(store.database(), q);
             planned++;
         }
-        assertEquals(14, planned);
+        assertEquals(15, planned);
         SavedQuery broken = SavedQuery.parse("""
             // name: broken
             // description: Not Cypher.
@@ -157,6 +157,23 @@ class EventListenersGoldenTest {
         // (the upvalue reference is named by the function's source, @Widget.luau)
         assertEquals(List.of("root registry", "_MODULES", "EventBus", "ThemeChanged", "handlers", "[array]", "fn", "@Widget.luau"),
             column(r, "via").subList(0, 8));
+        // any case, with or without 0x, leading zeros: the same rows
+        for (String spelling : List.of("56013833B340", "0X56013833B340", "0x000056013833b340", " 56013833b340 ")) {
+            assertEquals(r.rows(), run(store, "why-alive", params("snapshot", "after", "address", spelling)).rows(), spelling);
+        }
+    }
+
+    @Test
+    void referrers() throws Exception {
+        // a Connection in EventBus.ThemeChanged.handlers: the handlers array (its retention path's last hop) and the
+        // widget's connections table (`theme`); the widget itself: its two closures' upvalues and the weak key of
+        // Widget.debugInfo (README's weak-reference trap), weak last
+        assertGolden(run(store, "referrers", params("snapshot", "after", "address", "0x56013833b190")),
+            "referrers.event-listeners.csv");
+        QueryResult widget = run(store, "referrers", params("snapshot", "after", "address", "0x56013833B340"));
+        assertEquals(List.of("0x56013833b1c0", "0x56013833b220", "0x56013833c4e0"), column(widget, "address"));
+        assertEquals(List.of(false, false, true), column(widget, "weak"));
+        assertEquals(List.of("upvalue", "upvalue", "key"), column(widget, "kind"));
     }
 
     @Test

@@ -83,12 +83,25 @@ public record LeakReport(String reportName, String title, String generatedAt, St
      * @param knownBy       the known-leaks entry that matched, or {@code null}
      * @param status        {@code new} or {@code persisting} with {@code --previous}, else {@code null}
      * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
+     * @param example       address (as the target stores it) of the group's head with the largest retained size, or
+     *                      {@code null} when the store did not say
      */
     public record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
-                 List<PathHop> hops, String name, String fingerprint, String knownBy, String status, List<String> brokenGates) {
+                 List<PathHop> hops, String name, String fingerprint, String knownBy, String status, List<String> brokenGates,
+                 String example) {
 
         public boolean known() {
             return knownBy != null;
+        }
+
+        /** {@code heapload query why-alive} for the example head in snapshot {@code target}, or {@code null}. */
+        public String whyAliveCommand(String target) {
+            return example == null ? null : dev.heapload.queries.ExploreCommands.whyAlive(target, example, "");
+        }
+
+        /** {@code heapload query paths} for the example head in snapshot {@code target}, or {@code null}. */
+        public String pathsCommand(String target) {
+            return example == null ? null : dev.heapload.queries.ExploreCommands.paths(target, example, "");
         }
     }
 
@@ -146,8 +159,9 @@ public record LeakReport(String reportName, String title, String generatedAt, St
                               List<GateResult> gateResults) {
         List<String> c = rows.columns();
         record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
-                   List<PathHop> hops, String name, String fingerprint, String knownBy) {
+                   List<PathHop> hops, String name, String fingerprint, String knownBy, String example) {
         }
+        int exampleColumn = c.indexOf("example");
         List<Raw> raw = new ArrayList<>();
         for (List<Object> row : rows.rows()) {
             List<PathHop> hops = hops(c, row);
@@ -171,7 +185,8 @@ public record LeakReport(String reportName, String title, String generatedAt, St
             KnownLeaks.Entry k = known.match(fp, segments);
             raw.add(new Raw(num(row.get(c.indexOf("objects"))), num(row.get(c.indexOf("newBytes"))),
                 num(row.get(c.indexOf("retainedBytes"))), num(row.get(c.indexOf("heads"))), headType, List.copyOf(path),
-                hops == null ? List.of() : hops, name, fp, k == null ? null : k.text()));
+                hops == null ? List.of() : hops, name, fp, k == null ? null : k.text(),
+                exampleColumn >= 0 && row.get(exampleColumn) instanceof String a ? a : null));
         }
         long n = 0;
         long objects = 0;
@@ -204,7 +219,7 @@ public record LeakReport(String reportName, String title, String generatedAt, St
             }
             String status = previousPrints == null ? null : previousPrints.contains(r.fingerprint) ? "persisting" : "new";
             out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path, r.hops,
-                r.name, r.fingerprint, r.knownBy, status, List.copyOf(broken)));
+                r.name, r.fingerprint, r.knownBy, status, List.copyOf(broken), r.example));
         }
         return out;
     }

@@ -169,10 +169,10 @@ public final class ReportHtml {
     private static Map<String, Object> groups(LeakReport r) {
         List<LeakReport.Group> unknown = r.unknownGroups();
         List<LeakReport.Group> known = r.knownGroups();
-        Map<String, Object> g = groupList(unknown);
+        Map<String, Object> g = groupList(unknown, r.target().id());
         g.put("none", unknown.isEmpty() ? "No leak groups" + (known.isEmpty() ? "" : " apart from known leaks") + "." : null);
         if (!known.isEmpty()) {
-            Map<String, Object> k = groupList(known);
+            Map<String, Object> k = groupList(known, r.target().id());
             k.put("count", known.size());
             g.put("known", k);
         } else {
@@ -196,7 +196,7 @@ public final class ReportHtml {
         return g;
     }
 
-    private static Map<String, Object> groupList(List<LeakReport.Group> groups) {
+    private static Map<String, Object> groupList(List<LeakReport.Group> groups, String target) {
         List<Object> list = new ArrayList<>();
         for (LeakReport.Group g : groups.subList(0, Math.min(MAX_GROUPS, groups.size()))) {
             Map<String, Object> gm = new HashMap<>();
@@ -210,6 +210,8 @@ public final class ReportHtml {
             gm.put("knownBy", g.knownBy());
             gm.put("breaks", g.brokenGates().isEmpty() ? null : String.join(", ", g.brokenGates()));
             gm.put("path", pathText(g.path()));
+            gm.put("example", g.example());
+            gm.put("commands", g.example() == null ? null : g.whyAliveCommand(target) + "\n" + g.pathsCommand(target));
             list.add(gm);
         }
         Map<String, Object> m = new HashMap<>();

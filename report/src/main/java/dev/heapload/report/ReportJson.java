@@ -105,6 +105,11 @@ public final class ReportJson {
                 gm.put("status", g.status());
             }
             gm.put("brokenGates", g.brokenGates());
+            if (g.example() != null) {
+                gm.put("example", g.example());
+                gm.put("whyAlive", g.whyAliveCommand(r.target().id()));
+                gm.put("paths", g.pathsCommand(r.target().id()));
+            }
             groups.add(gm);
         }
         m.put("leakGroups", groups);

@@ -43,8 +43,8 @@ public final class ReportMarkdown {
         b.append("|---|---:|---:|---:|---:|---:|\n");
         b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %,d |%n%n", text(hl.vm()), hl.newObjects(),
             hl.newBytes(), hl.newRetainedBytes(), hl.leakGroups(), hl.knownLeakGroups()));
-        list(b, "Leak groups", r.unknownGroups());
-        list(b, "Known leaks", r.knownGroups());
+        list(b, "Leak groups", r.unknownGroups(), r.target().id());
+        list(b, "Known leaks", r.knownGroups(), r.target().id());
         if (r.resolved() != null) {
             b.append("### Resolved since the previous report (").append(r.resolved().size()).append(")\n\n");
             for (LeakReport.Resolved g : r.resolved()) {
@@ -55,7 +55,7 @@ public final class ReportMarkdown {
         return b.toString();
     }
 
-    private static void list(StringBuilder b, String title, List<LeakReport.Group> groups) {
+    private static void list(StringBuilder b, String title, List<LeakReport.Group> groups, String target) {
         if (groups.isEmpty() && title.startsWith("Known")) {
             return;
         }
@@ -72,6 +72,10 @@ public final class ReportMarkdown {
                 g.known() ? ", known: " + code(g.knownBy()) : "",
                 g.brokenGates().isEmpty() ? "" : ", breaks " + code(String.join(", ", g.brokenGates()))));
             b.append(block(String.join("\n", g.path().stream().map(SafeText::visible).toList()))).append('\n');
+            if (g.example() != null) {
+                b.append("Example head ").append(code(g.example())).append(" (largest retained size):\n\n")
+                    .append(block(g.whyAliveCommand(target) + "\n" + g.pathsCommand(target))).append('\n');
+            }
         }
     }
 

@@ -30,7 +30,7 @@ class ReportRenderersTest {
             List.of("root registry (table)", HOSTILE + " in table"),
             List.of(new PathHop("registry", PathHop.ROOT_KIND, "name", "table"), new PathHop(HOSTILE, "value", "string", "table")),
             "registry/" + HOSTILE, "0123456789abcdef", null, null,
-            gates.stream().anyMatch(LeakReport.GateResult::failed) ? List.of("leak-groups>0") : List.of()));
+            gates.stream().anyMatch(LeakReport.GateResult::failed) ? List.of("leak-groups>0") : List.of(), "0x1234"));
         LeakReport.Headline hl = new LeakReport.Headline("luau", 10, 1000, 0, 3, 120, 150, groups, 0, false);
         QueryResult rows = new QueryResult(List.of("name", "bytes"), List.of(List.of(HOSTILE, 5L)), false);
         List<LeakReport.Section> sections = List.of(
