@@ -289,7 +289,7 @@ public final class BrowserSetup {
             .append(html(newest)).append("</code>")
             .append(values.get("baseline").equals(newest) ? "" : ", against <code>" + html((String) values.get("baseline"))
                 + "</code>")
-            .append("; click one to put it into the editor, then run it (Ctrl+Enter). The graph is read-only.</p>\n");
+            .append("; click a block to put it into the editor, or its &#9654; icon to run it. The graph is read-only.</p>\n");
         h.append("<h4>Draw the heap</h4>\n<p>The roots and what they reference directly, weak references included "
             + "(drawn thin and grey, captioned <em>weak</em>):</p>\n");
         h.append(runnable("MATCH p = (:Snapshot {id: " + literal(newest) + "})-[:ROOT]->()-[:REF|WEAK_REF]->()\n"

@@ -105,12 +105,19 @@ class ServeBrowserChromiumTest {
                 assertFalse(page.evaluate("document.body.innerText.includes('$snapshot')").asBoolean(), guide);
 
                 // a guide query runs from its code block and draws captioned objects and references
-                page.evaluate("[...document.querySelectorAll('pre.runnable')]"
-                    + ".find(e => e.textContent.includes('[:ROOT]->()-[:REF|WEAK_REF]->()')).click()");
-                page.await("document.querySelector('[data-testid=\"editor-Run\"]')", Duration.ofSeconds(10), "Run");
-                page.await("(window.__q = [...document.querySelectorAll('.view-lines')].map(e => e.innerText)"
-                    + ".join(' ')).includes('WEAK_REF')", Duration.ofSeconds(10), "the query in the editor");
-                page.evaluate("document.querySelector('[data-testid=\"editor-Run\"]').click()");
+                // Browser puts a run icon in front of each runnable block of a guide
+                // (or a click on the block puts it into the editor, and Browser's Run button runs it)
+                page.evaluate("(() => { const pre = [...document.querySelectorAll('pre.runnable')]"
+                    + ".find(e => e.textContent.includes('[:ROOT]->()-[:REF|WEAK_REF]->()'));"
+                    + " const icon = pre.querySelector('.fa-play-circle-o') || (pre.previousElementSibling"
+                    + " && pre.previousElementSibling.classList.contains('fa-play-circle-o') ? pre.previousElementSibling"
+                    + " : null);"
+                    + " if (icon) { icon.click(); return 'icon'; }"
+                    + " pre.click(); return 'editor'; })()");
+                Thread.sleep(1000);
+                if (page.evaluate("document.querySelectorAll('svg g.node').length").asInt() == 0) {
+                    page.evaluate("document.querySelector('[data-testid=\"editor-Run\"]').click()");
+                }
                 page.await("document.querySelectorAll('svg g.node').length > 10", Duration.ofSeconds(60),
                     "the graph view");
                 Thread.sleep(3000); // the force layout settles
