@@ -5,8 +5,10 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +16,7 @@ import java.util.stream.Collectors;
 
 import org.neo4j.graphdb.GraphDatabaseService;
 
+import dev.heapload.browser.BrowserSetup;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.SavedQuery;
@@ -57,6 +60,10 @@ final class ServeCommand implements Callable<Integer> {
         description = "HTTP port on 127.0.0.1, for Neo4j Browser (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
+        description = "Stop any transaction (Browser, Bolt, HTTP) after this many seconds (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
     @Option(names = "--no-auth",
         description = "Serve without authentication (any local user or program can read the graph).")
     boolean noAuth;
@@ -78,6 +85,9 @@ final class ServeCommand implements Callable<Integer> {
             if (port < 1 || port > 65535) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "port " + port + " is not in 1..65535");
             }
+        }
+        if (timeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--timeout must be > 0");
         }
         if (boltPort == httpPort) {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -102,7 +112,14 @@ final class ServeCommand implements Callable<Integer> {
             String password;
             try {
                 password = noAuth ? null : newPassword();
-                database = store.serve(boltPort, httpPort, password);
+                Path webDir = dir.resolve("logs").resolve("browser");
+                BrowserSetup.writeBrowserArchive(webDir);
+                Map<String, String> settings = new LinkedHashMap<>(BrowserSetup.neo4jSettings(httpPort, webDir));
+                // the watchdog of heapload query, on the server's side: every Bolt and HTTP transaction ends at
+                // the timeout (the memory limit per transaction, db.memory.transaction.max, is set for every DBMS
+                // the store starts)
+                settings.put("db.transaction.timeout", timeoutSeconds + "s");
+                database = store.serve(boltPort, httpPort, password, settings);
             } catch (PortInUseException e) {
                 String option = e.port() == boltPort ? "--bolt-port" : e.port() == httpPort ? "--http-port"
                     : "--bolt-port or --http-port";
@@ -110,6 +127,8 @@ final class ServeCommand implements Callable<Integer> {
                     + option, e);
             }
             if (!signal.requested()) {
+                BrowserSetup.install(database, dir, snapshots, QueryLibrary.builtIn().queries(), httpPort, boltPort,
+                    password != null);
                 printWelcome(out, dir, snapshots, password);
                 out.flush();
                 planSavedQueries(database, out);
@@ -121,6 +140,7 @@ final class ServeCommand implements Callable<Integer> {
             out.println("Stopped; store released.");
             out.flush();
         } finally {
+            BrowserSetup.uninstall();
             try {
                 store.close();
             } finally {
@@ -174,17 +194,16 @@ final class ServeCommand implements Callable<Integer> {
             .collect(Collectors.joining(", ")));
         out.println();
         if (password == null) {
-            out.println("  Neo4j Browser  " + browserUrl(httpPort));
+            out.println("  Neo4j Browser  " + BrowserSetup.openUrl(httpPort, null));
             out.println("                 (connects by itself; else connect URL " + bolt + ", authentication \"No authentication\")");
             out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + ", or any Neo4j 5 driver)");
         } else {
-            out.println("  Neo4j Browser  " + browserUrl(httpPort, boltPort));
-            out.println("                 (user neo4j; paste the password below: Browser takes no password in its URL)");
+            out.println("  Neo4j Browser  " + BrowserSetup.openUrl(httpPort, password));
+            out.println("                 (opens Browser logged in: this address holds the password made for this serve)");
             out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u neo4j -p \"$(cat "
                 + dir.resolve(GraphStore.SERVE_PASSWORD) + ")\")");
-            out.println("  Password       " + password);
-            out.println("                 (for this serve only; also in " + dir.resolve(GraphStore.SERVE_PASSWORD)
-                + ", readable by you only, deleted when serve stops)");
+            out.println("  Password       in " + dir.resolve(GraphStore.SERVE_PASSWORD)
+                + " (user neo4j; readable by you only, deleted when serve stops)");
         }
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");
         out.println();
@@ -203,25 +222,6 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println();
         out.println(READY);
-    }
-
-    /**
-     * Browser's address. {@code preselectAuthMethod=NO_AUTH} makes Browser 5.24 connect by itself (seen with headless
-     * Chromium): without it a fresh Browser shows its login form with "Username / Password" selected.
-     */
-    static String browserUrl(int httpPort) {
-        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NO_AUTH";
-    }
-
-    /**
-     * Browser's address with authentication: {@code dbms=bolt://neo4j@localhost:BOLT} fills in the connect URL and
-     * the user name, {@code preselectAuthMethod=NATIVE} the user/password form (Browser URL parameters,
-     * neo4j.com/docs/browser-manual/current/operations/browser-url-parameters); Browser documents no parameter for
-     * the password, so the user pastes it.
-     */
-    static String browserUrl(int httpPort, int boltPort) {
-        return "http://localhost:" + httpPort + "/browser/?preselectAuthMethod=NATIVE&dbms=bolt://neo4j@localhost:"
-            + boltPort;
     }
 
     /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */

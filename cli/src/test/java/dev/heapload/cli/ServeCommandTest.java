@@ -130,7 +130,7 @@ class ServeCommandTest {
         int bolt = ports[0];
         int http = ports[1];
         List<String> command = ChildHeapLoad.command("serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt),
-            "--http-port", String.valueOf(http));
+            "--http-port", String.valueOf(http), "--timeout", "5");
         // to files, not pipes: Process.destroy() closes the pipes, and the lines printed while stopping are wanted
         Path stdout = tmp.resolve("serve.out");
         Path stderr = tmp.resolve("serve.err");
@@ -154,10 +154,12 @@ class ServeCommandTest {
             assertEquals(32, password.length(), password);
             assertEquals("rw-------", PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(db.resolve(GraphStore.SERVE_PASSWORD))));
-            assertTrue(welcome.contains("\n  Password       " + password + "\n"), welcome);
+            assertTrue(welcome.contains("\n  Password       in " + db.toAbsolutePath().normalize().resolve(
+                GraphStore.SERVE_PASSWORD) + " "), welcome);
             assertEquals(1, welcome.split(Pattern.quote(password), -1).length - 1, "printed once");
-            assertTrue(welcome.contains("http://localhost:" + http + "/browser/?preselectAuthMethod=NATIVE&dbms=bolt://"
-                + "neo4j@localhost:" + bolt), welcome);
+            // in the address that opens Browser logged in (ServeBrowserChromiumTest opens it)
+            assertTrue(welcome.contains("\n  Neo4j Browser  http://localhost:" + http + "/heapload/browser#password="
+                + password + "\n"), welcome);
             assertFalse(welcome.contains("authentication is disabled"), welcome);
             assertTrue(welcome.contains("bolt://localhost:" + bolt), welcome);
             assertTrue(welcome.contains("127.0.0.1 only"), welcome);
@@ -183,6 +185,25 @@ class ServeCommandTest {
                 assertEquals(871L, session.run("MATCH (o:Object) RETURN count(o) AS n").single().get("n").asLong());
                 assertEquals(102286L, session.run("MATCH (s:Snapshot {id: 'after'}) RETURN s.totalBytes AS b")
                     .single().get("b").asLong());
+                // the query watchdog on the server's side: --timeout ends a CPU-bound Bolt query, and the memory
+                // limit per transaction a query that would exhaust the heap; the server answers on afterwards
+                long start = System.nanoTime();
+                org.neo4j.driver.exceptions.Neo4jException slow = assertThrows(
+                    org.neo4j.driver.exceptions.Neo4jException.class, () -> session.run(
+                        "UNWIND range(1, 4000000000) AS x WITH x WHERE x % 1000000007 = -1 RETURN count(*)").consume());
+                double seconds = (System.nanoTime() - start) / 1e9;
+                assertTrue(slow.getMessage().contains("timeout") || slow.getMessage().contains("terminated"),
+                    slow.getMessage());
+                System.out.printf("a CPU-bound Bolt query ended %.1f s after it began (--timeout 5): %s%n", seconds,
+                    slow.code());
+                org.neo4j.driver.exceptions.Neo4jException big = assertThrows(
+                    org.neo4j.driver.exceptions.Neo4jException.class, () -> session.run(
+                        "UNWIND range(1, 400000000) AS x WITH collect(x) AS xs RETURN size(xs) AS n").consume());
+                // ended by a server-side limit: the memory pool or, on a slow machine, the timeout first (measured
+                // here: the timeout); not yet proven that the memory limit alone ends it over Bolt
+                assertTrue(big.code().contains("MemoryPoolOutOfMemoryError") || big.code().contains("TransactionTimedOut"),
+                    big.code() + ": " + big.getMessage());
+                assertEquals(871L, session.run("MATCH (o:Object) RETURN count(o) AS n").single().get("n").asLong());
             }
 
             // a concurrent load into the served store is refused with one line, and changes nothing

@@ -440,7 +440,17 @@ final class GraphBuilder {
      */
     static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
                                            Map<Setting<?>, Object> extra) {
+        return start(home, logsDir, userLog, pageCache, extra, Map.of());
+    }
+
+    /**
+     * {@link #start(Path, Path, LogProvider, long, Map)} with settings by name ({@code neo4j.conf} syntax) applied
+     * first, so the typed settings (read-only, no file access, loopback connectors) override any of them.
+     */
+    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
+                                           Map<Setting<?>, Object> extra, Map<String, String> byName) {
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home.toAbsolutePath())
+            .setConfig(settingsByName(byName))
             .setConfig(commonSettings(logsDir))
             .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
             .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
@@ -455,6 +465,29 @@ final class GraphBuilder {
             throw e;
         }
         return dbms;
+    }
+
+    /**
+     * Parses settings given by name and value ({@code neo4j.conf} syntax) into typed settings, with Neo4j's own
+     * parsers and validation.
+     *
+     * @throws IllegalArgumentException for an unknown name or a value that does not parse
+     */
+    static Map<Setting<?>, Object> settingsByName(Map<String, String> byName) {
+        if (byName.isEmpty()) {
+            return Map.of();
+        }
+        Config parsed = Config.newBuilder().setRaw(byName).build();
+        Map<String, Setting<Object>> declared = parsed.getDeclaredSettings();
+        Map<Setting<?>, Object> settings = new HashMap<>();
+        for (String name : byName.keySet()) {
+            Setting<Object> setting = declared.get(name);
+            if (setting == null) {
+                throw new IllegalArgumentException("unknown Neo4j setting " + name);
+            }
+            settings.put(setting, parsed.get(setting));
+        }
+        return settings;
     }
 
     /**

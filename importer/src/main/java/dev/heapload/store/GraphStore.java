@@ -179,6 +179,8 @@ public final class GraphStore implements AutoCloseable {
     private Map<Setting<?>, Object> serverSettings = Map.of();
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
     private int[] serverPorts = new int[0];
+    /** Neo4j settings by name that {@link #serve(int, int, String, Map)} adds (empty when not serving). */
+    private Map<String, String> serverSettingsByName = Map.of();
     private boolean closed;
     /** What the process holding the store does, as written into the lock file by {@link #holder}. */
     private String holder = "";
@@ -922,7 +924,7 @@ public final class GraphStore implements AutoCloseable {
         GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
         System.setErr(traces);
         try {
-            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), extra);
+            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), extra, serverSettingsByName);
             db = dbms.database(DATABASE);
         } catch (RuntimeException e) {
             watchdog.stop();
@@ -1000,6 +1002,20 @@ public final class GraphStore implements AutoCloseable {
      * @param password the password for user {@code neo4j}, or null for no authentication
      */
     public GraphDatabaseService serve(int boltPort, int httpPort, String password) throws IOException {
+        return serve(boltPort, httpPort, password, Map.of());
+    }
+
+    /**
+     * {@link #serve(int, int, String)} with further Neo4j settings, by name and value as in {@code neo4j.conf}: what
+     * the serving program configures for its clients, e.g. {@code db.transaction.timeout} (a server-side limit on
+     * every Bolt and HTTP transaction) or Neo4j Browser's {@code browser.post_connect_cmd}. They cannot undo the
+     * read-only, no-file and loopback settings, which are applied after them. An unknown name fails the start
+     * (Neo4j's strict configuration validation).
+     *
+     * @param settings setting name → value; empty for none
+     */
+    public GraphDatabaseService serve(int boltPort, int httpPort, String password, Map<String, String> settings)
+        throws IOException {
         ensureOpen();
         if (boltPort == httpPort) {
             throw new IllegalArgumentException("Bolt and HTTP need different ports (both " + boltPort + ")");
@@ -1022,6 +1038,7 @@ public final class GraphStore implements AutoCloseable {
                 writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
             }
             serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
+            serverSettingsByName = Map.copyOf(settings);
             serverPorts = new int[] {boltPort, httpPort};
             GraphDatabaseService served = database();
             Path tmp = dir.resolve(SERVING + ".tmp");
@@ -1033,6 +1050,7 @@ public final class GraphStore implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeDatabase();
             serverSettings = Map.of();
+            serverSettingsByName = Map.of();
             serverPorts = new int[0];
             Files.deleteIfExists(dir.resolve(SERVE_PASSWORD));
             throw e;
