@@ -12,6 +12,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.analysis.RetentionPaths;
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -155,7 +156,7 @@ public final class DevToolsHeapSnapshot {
             for (int o = 0; o < n; o++) {
                 for (int e = first[o], end = first[o + 1]; e < end; e++) {
                     long to = (targets[e] + 1L) * fields;
-                    if (!strong(e, first[o], flags, targets, reachable)) {
+                    if (!RetentionPaths.strong(e, first[o], flags, targets, reachable)) {
                         String name = snapshot.referenceName(e);
                         edge(g, WEAK, strings.id(name != null ? name : "[" + snapshot.referenceKind(e) + "]"), to);
                     } else {
@@ -217,18 +218,6 @@ public final class DevToolsHeapSnapshot {
             case "upvalue", "upval" -> HIDDEN;
             default -> OBJECT;
         };
-    }
-
-    /** Whether the VM's GC keeps the target alive through reference {@code e}, as the analysis decided it. */
-    private static boolean strong(int e, int firstOfSource, byte[] flags, int[] targets, boolean[] reachable) {
-        int f = flags[e];
-        if ((f & HeapSnapshot.WEAK) != 0) {
-            return false;
-        }
-        if ((f & (HeapSnapshot.EPHEMERON_VALUE | HeapSnapshot.WEAK_KEY_VALUE)) != 0) {
-            return e > firstOfSource && reachable[targets[e - 1]];
-        }
-        return true;
     }
 
     private static void node(JsonGenerator g, int type, int name, long id, long size, int edges) throws IOException {

@@ -227,8 +227,16 @@ public final class RetentionPaths {
         return path;
     }
 
-    /** Whether reference {@code e} (of an object whose references start at {@code firstOfSource}) is strong. */
-    private static boolean strong(int e, int firstOfSource, byte[] flags, int[] targets, boolean[] reachable) {
+    /**
+     * Whether reference {@code e} (of an object whose references start at {@code firstOfSource}) keeps its target
+     * alive, as the analysis decided: never a weak reference; the value of an ephemeron or weak-key table entry only
+     * while its key (the reference before it) is reachable; every other reference.
+     *
+     * @param flags     the snapshot's reference flags ({@link HeapSnapshot#WEAK} …)
+     * @param targets   the snapshot's reference targets
+     * @param reachable the analysis' reachability per object
+     */
+    public static boolean strong(int e, int firstOfSource, byte[] flags, int[] targets, boolean[] reachable) {
         int f = flags[e];
         if ((f & HeapSnapshot.WEAK) != 0) {
             return false;

@@ -63,7 +63,7 @@ class StackFrameTest {
             parent[o] = a.retainedBy()[o] < 0 ? -1 : s.referenceSource(a.retainedBy()[o]);
         }
         assertEquals(List.of("root mainthread (thread)", "session in thread frame handleRequest (@main.luau:5)"),
-            SnapshotComparison.path(s, a, parent, session));
+            SnapshotComparison.path(s, a, parent, session).stream().map(PathHop::line).toList());
     }
 
     private static int object(HeapSnapshot s, String address) {

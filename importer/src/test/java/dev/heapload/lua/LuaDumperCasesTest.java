@@ -58,8 +58,12 @@ class LuaDumperCasesTest {
         LuaRuns.run(exe, dir.resolve(name).resolve("program.lua"), work, udhelper ? work.resolve("cmodules") : null);
         LuaRuns.Pair pair = new LuaRuns.Pair(LuaRuns.read(work.resolve("before.json")), LuaRuns.read(work.resolve("after.json")));
         assertEquals(vm, pair.after.info().vm());
-        assertEquals(List.of(), pair.before.info().warnings(), "before.json: every referenced address has a record");
-        assertEquals(List.of(), pair.after.info().warnings(), "after.json: every referenced address has a record");
+        // Lua 5.1's C functions with upvalues (the base library's own, coroutine.wrap generators) are said in one
+        // warning (issue 17 item 10); no other warning: every referenced address has a record
+        assertEquals(List.of(), otherThanHiddenUpvalues(pair.before), "before.json: every referenced address has a record");
+        assertEquals(List.of(), otherThanHiddenUpvalues(pair.after), "after.json: every referenced address has a record");
+        assertEquals(vm.equals("lua5.1"), pair.before.info().warnings().stream().anyMatch(w -> w.contains(HIDDEN_UPVALUES)),
+            "before.json: the Lua 5.1 blind spot is said exactly on Lua 5.1");
         Map<String, Integer> actual = pair.newReachableByType(true);
         if (name.equals("coroutines") && (vm.equals("lua5.2") || vm.equals("lua5.3")) && actual.get("function") == 1) {
             actual.put("function", 2); // one cached body closure for both generators: see expected()
@@ -219,4 +223,11 @@ class LuaDumperCasesTest {
             }
         }
     }
+
+    private static final String HIDDEN_UPVALUES = "C function(s) with upvalues this dump cannot show";
+
+    private static List<String> otherThanHiddenUpvalues(dev.heapload.model.HeapSnapshot s) {
+        return s.info().warnings().stream().filter(w -> !w.contains(HIDDEN_UPVALUES)).toList();
+    }
+
 }

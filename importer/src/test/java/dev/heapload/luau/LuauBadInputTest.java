@@ -268,7 +268,7 @@ class LuauBadInputTest {
         assertEquals(4, s.objectCount());
         assertEquals("closure2", s.type(3));
         assertEquals(Arrays.asList(
-            "record type(s) unknown to this reader (their unknown fields are ignored): closure2",
+            "record type(s) unknown to this reader: closure2; none of their unknown fields holds an address",
             "ignored unknown field(s): string.hash"), s.info().warnings());
         // known field names of an unknown type are still read: "env" is a reference, "name" no label
         assertEquals(4, s.referenceCount());

@@ -41,6 +41,13 @@ class RemoteGraphStoreTest {
 
     /** Every node: labels and properties. */
     private static final String NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props";
+    /** The nodes that belong to snapshot $g's graph: its objects, summary nodes and the comparisons it is the target of. */
+    private static final String NODES_OF_GRAPH = "MATCH (n) WHERE coalesce(n.target, n.snapshot, n.id) = $g "
+        + "RETURN labels(n) AS labels, properties(n) AS props";
+    /** The relationships whose start node belongs to snapshot $g's graph (as {@link #NODES_OF_GRAPH}). */
+    private static final String RELATIONSHIPS_OF_GRAPH = "MATCH (a)-[r]->(b) WHERE coalesce(a.target, a.snapshot, a.id) = $g "
+        + "RETURN type(r) AS type, properties(r) AS props, labels(a) AS al, properties(a) AS ap, labels(b) AS bl, "
+        + "properties(b) AS bp";
     /** Every relationship: type, properties and both endpoints' labels and properties. */
     private static final String RELATIONSHIPS = "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
         + "labels(a) AS al, properties(a) AS ap, labels(b) AS bl, properties(b) AS bp";
@@ -105,14 +112,20 @@ class RemoteGraphStoreTest {
         List<String> relsEmbedded = new ArrayList<>();
         try (GraphStore embedded = GraphStore.open(tmp.resolve("embedded"))) {
             embedded.load(List.of(before, after), false, Progress.NONE);
-            try (Transaction tx = embedded.database().beginTx()) {
-                try (Result r = tx.execute(NODES)) {
-                    r.forEachRemaining(row -> nodesEmbedded.add(line((List<?>) row.get("labels"), (Map<?, ?>) row.get("props"))));
-                }
-                try (Result r = tx.execute(RELATIONSHIPS)) {
-                    r.forEachRemaining(row -> relsEmbedded.add(row.get("type") + " " + canonical((Map<?, ?>) row.get("props"))
-                        + " from " + line((List<?>) row.get("al"), (Map<?, ?>) row.get("ap"))
-                        + " to " + line((List<?>) row.get("bl"), (Map<?, ?>) row.get("bp"))));
+            // one graph per snapshot (docs/store.md): the Bolt database holds their union, each node and relationship
+            // from the graph of the snapshot it belongs to; the reverse pair, which Bolt writes at load, on demand
+            embedded.compare("after", "before");
+            for (String id : List.of("before", "after")) {
+                Map<String, Object> g = Map.of("g", id);
+                try (Transaction tx = embedded.database(id).beginTx()) {
+                    try (Result r = tx.execute(NODES_OF_GRAPH, g)) {
+                        r.forEachRemaining(row -> nodesEmbedded.add(line((List<?>) row.get("labels"), (Map<?, ?>) row.get("props"))));
+                    }
+                    try (Result r = tx.execute(RELATIONSHIPS_OF_GRAPH, g)) {
+                        r.forEachRemaining(row -> relsEmbedded.add(row.get("type") + " " + canonical((Map<?, ?>) row.get("props"))
+                            + " from " + line((List<?>) row.get("al"), (Map<?, ?>) row.get("ap"))
+                            + " to " + line((List<?>) row.get("bl"), (Map<?, ?>) row.get("bp"))));
+                    }
                 }
             }
         }
