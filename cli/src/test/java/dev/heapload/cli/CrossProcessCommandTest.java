@@ -46,7 +46,8 @@ class CrossProcessCommandTest {
             + "leaks: other relative to before: 188 new reachable objects, 22,163 bytes, in 5 leak group(s)\n"
             + "  group 1: 152 objects, 19,608 new bytes, "), r.out());
         assertTrue(r.out().contains(" path:\n      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
-            + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n  group 2:"), r.out());
+            + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n"
+            + "    example head 0x570138339de0 (largest retained size), all its paths:\n"), r.out());
 
         // the report says so too, and its groups are the same
         Path out = tmp.resolve("report");

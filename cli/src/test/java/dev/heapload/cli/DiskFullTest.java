@@ -136,8 +136,8 @@ class DiskFullTest {
             assertOneLine(HeapLoadCommandTest.run("--db", db.toString(), "--replace",
                 testdata.resolve("after.json").toString()),
                 "heapload: not enough disk space in " + dir + " for loading \\(or replacing\\) 'after'" + tail);
-            assertOneLine(HeapLoadCommandTest.run("snapshots", "--db", db.toString(), "--delete", "before"),
-                "heapload: not enough disk space in " + dir + " for deleting 'before'" + tail);
+            // a delete is a catalog commit and the removal of the snapshot's files (docs/store.md): it needs no free
+            // space, so it is not refused here (and would change the state this test checks)
             assertEquals(List.of(), leftovers());
         } finally {
             Files.delete(filler);

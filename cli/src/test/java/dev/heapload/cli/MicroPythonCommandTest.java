@@ -90,7 +90,7 @@ class MicroPythonCommandTest {
         var r = HeapLoadCommandTest.run("--db", tmp.resolve("db").toString(), "--no-progress",
             d.resolve("dump1/regions.json").toString(), d.resolve("dump2/regions.json").toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("snapshot dump2 (micropython) from " + d.resolve("dump2/regions.json")), r.out());
+        assertTrue(r.out().contains("snapshot dump2 (micropython) from " + d.resolve("dump2/regions.json").toAbsolutePath().normalize()), r.out());
         assertTrue(r.out().contains("leaks: dump2 relative to dump1: 5,605 new reachable objects, 206,944 bytes, in 3 "
             + "leak group(s)\n  group 1: 5,003 objects, 183,616 new bytes, 199,616 retained bytes, 1 map_table head(s), "
             + "path:\n      root mp_state_ctx.vm.dict_main.map.table (map_table)\n      _cache in map_table\n"), r.out());

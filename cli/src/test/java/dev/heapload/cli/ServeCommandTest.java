@@ -98,7 +98,8 @@ class ServeCommandTest {
         try (GraphStore store = GraphStore.open(empty)) {
             store.database(); // commits an empty graph: a store without snapshots
         }
-        assertOneLineError(HeapLoadCommandTest.run("serve", "--db", empty.toString()), "holds no snapshots");
+        // a store without snapshots has no graph to serve (one graph per snapshot, docs/store.md)
+        assertOneLineError(HeapLoadCommandTest.run("serve", "--db", empty.toString()), "load a dump first");
     }
 
     @Test
@@ -233,7 +234,7 @@ class ServeCommandTest {
         }
         assertEquals(143, child.exitValue(), "exit status of a JVM ended by SIGTERM");
         // the planner's line comes after READY when planning ended before the stop
-        String all = Files.readString(stdout).replaceFirst("\\(planned the 14 saved queries in [0-9.]+ s: their first "
+        String all = Files.readString(stdout).replaceFirst("\\(planned the [0-9]+ saved queries in [0-9.]+ s: their first "
             + "runs skip the planner\\)\n", "");
         assertTrue(all.endsWith(ServeCommand.READY + "\nStopping Neo4j ...\nStopped; store released.\n"), all);
         assertFalse(Files.exists(db.resolve(GraphStore.SERVING)), "serving.properties left behind");

@@ -27,8 +27,9 @@ class ServerIdRepairTest {
         assertEquals(0, HeapLoadCommandTest.run("--db", db.toString(), testdata.resolve("after.json").toString())
             .code());
         Path serverId;
-        try (Stream<Path> graphs = Files.list(db)) {
-            List<Path> g = graphs.filter(p -> p.getFileName().toString().startsWith("graph-")).toList();
+        try (Stream<Path> graphs = Files.list(db.resolve("graphs"))) {
+            // one graph per snapshot: graphs/<id>-<generation> (docs/store.md)
+            List<Path> g = graphs.filter(p -> p.getFileName().toString().startsWith("after-")).toList();
             assertEquals(1, g.size());
             serverId = g.get(0).resolve("data").resolve("server_id");
         }
