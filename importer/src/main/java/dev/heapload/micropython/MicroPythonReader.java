@@ -581,7 +581,7 @@ public final class MicroPythonReader {
             switch (t) {
                 case "dict" -> {
                     mark(mem.word(base + 3L * w), "map_table", ROLE_MAP_TABLE);
-                    label[a] = (mem.word(base + w) >>> 3) + " items";
+                    label[a] = mapUsed(mem.word(base + w)) + " items";
                 }
                 case "list" -> {
                     mark(mem.word(base + 3L * w), "list_items", ROLE_LIST_ITEMS);
@@ -678,6 +678,16 @@ public final class MicroPythonReader {
             }
         }
         return -1;
+    }
+
+    /**
+     * {@code mp_map_t.used} from the map's first word, {@code {all_keys_are_qstrs:1, is_fixed:1, is_ordered:1,
+     * used:(W*8-3)}} (py/obj.h): GCC allocates bit fields from the least significant bit on little-endian targets
+     * ({@code used} = word >> 3) and from the most significant bit on big-endian ones ({@code used} = the low
+     * W*8-3 bits).
+     */
+    private long mapUsed(long firstWord) {
+        return mem.littleEndian() ? firstWord >>> 3 : firstWord & ((1L << (8 * w - 3)) - 1);
     }
 
     private String keyText(long key, QstrPools qstrs) {

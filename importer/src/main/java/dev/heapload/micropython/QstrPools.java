@@ -96,6 +96,12 @@ public final class QstrPools {
     static QstrPools read(MemoryImage mem, FirmwareSymbols symbols, long lastPool) {
         int w = mem.wordSize();
         long msbMask = w == 8 ? Long.MAX_VALUE : 0x7fffffffL;
+        // v1.22+ packs `size_t total_prev_len : (W*8 - 1); size_t is_sorted : 1;` into one word. GCC allocates bit
+        // fields from the least significant bit on little-endian targets (is_sorted is the MSB) and from the most
+        // significant bit on big-endian ones (is_sorted is bit 0, total_prev_len the word shifted right by one).
+        // Before v1.22 the word is a plain size_t. The bit field came with the sorted static pool, whose symbol
+        // mp_qstr_const_pool_static tells the layout (v1.22+ per py/qstr.h).
+        boolean shiftedTotal = !mem.littleEndian() && symbols.get("mp_qstr_const_pool_static") != null;
         List<Pool> pools = new ArrayList<>();
         boolean legacy = symbols.get("mp_qstr_const_hashes") == null && symbols.get("mp_qstr_const_lengths") == null;
         boolean formatKnown = false;
@@ -120,7 +126,8 @@ public final class QstrPools {
                     formatKnown = true;
                 }
             }
-            pools.add(new Pool(p, mem.word(p + w) & msbMask, alloc, len, qstrs));
+            long totalWord = mem.word(p + w);
+            pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
             p = mem.word(p);
         }
         int hashBytes = 2;
@@ -147,8 +154,14 @@ public final class QstrPools {
         return votes[1] > votes[2] ? 1 : 2;
     }
 
+    /** The hash in front of a v1.18 qstr: low byte first on every target (py/qstr.c Q_GET_HASH, byte by byte). */
     private static int hash(MemoryImage mem, long s, int bytes) {
-        return bytes == 1 ? mem.u8(s) : mem.u16(s);
+        int lo = mem.u8(s);
+        if (bytes == 1 || lo < 0) {
+            return lo;
+        }
+        int hi = mem.u8(s + 1);
+        return hi < 0 ? -1 : lo | (hi << 8);
     }
 
     /** The qstr hash (djb2 variant of py/qstr.c {@code qstr_compute_hash}) masked to {@code bytes} bytes. */
