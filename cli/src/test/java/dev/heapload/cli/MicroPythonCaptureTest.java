@@ -5,7 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * dumpers/micropython/heapdump.py inside the real unix-port interpreter (it reads its own memory) and
  * {@code heapload micropython capture}: the stream decodes to the same heap as a gdb dump of the same moment, and
  * the capture protocol works end to end against the interpreter's own raw REPL on a pseudo-terminal (the unix
- * port speaks the raw REPL; a python3 relay gives it a pty that jSerialComm opens like a USB serial port).
+ * port speaks the raw REPL; a python3 relay gives it a pty that jSerialComm opens like a USB serial port), and
+ * through {@code socket://} against a TCP serial server the test makes in front of that pty.
  * Skipped with one line when ../shared, gdb or python3 is absent.
  */
 class MicroPythonCaptureTest {
@@ -115,42 +124,146 @@ class MicroPythonCaptureTest {
     @Test
     void captureOverTheInterpretersRawReplOnAPseudoTerminalGivesTheLeak() throws Exception {
         Path exe = MicroPythonGdbDumpTest.micropython();
+        Process relay = ptyRelay(exe);
+        try {
+            captureLeakPair(firstLine(relay));
+        } finally {
+            stop(relay);
+        }
+    }
+
+    /**
+     * The same capture through {@code --port socket://127.0.0.1:PORT}: a TCP serial server made by the test (one
+     * connection at a time relayed to the interpreter's pseudo-terminal, as ser2net relays to a UART; what the board
+     * sends while nobody is connected is dropped) must give the same figures as the pty capture.
+     */
+    @Test
+    void captureThroughATcpSerialServerGivesTheSameLeak() throws Exception {
+        Path exe = MicroPythonGdbDumpTest.micropython();
+        Process relay = ptyRelay(exe);
+        try (TcpSerialServer server = new TcpSerialServer(Path.of(firstLine(relay)))) {
+            captureLeakPair("socket://127.0.0.1:" + server.port());
+        } finally {
+            stop(relay);
+        }
+    }
+
+    private Process ptyRelay(Path exe) throws Exception {
         Assumptions.assumeTrue(MicroPythonGdbDumpTest.runs(List.of("python3", "-c", "import pty, tty")),
             "python3 not found: the pseudo-terminal relay of the capture test needs it; test skipped");
         Path relay = tmp.resolve("pty_relay.py");
         try (var in = getClass().getResourceAsStream("pty_relay.py")) {
             Files.write(relay, in.readAllBytes());
         }
-        Process p = new ProcessBuilder("python3", relay.toString(), exe.toString()).redirectErrorStream(true).start();
-        try {
-            String pty = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            assertTrue(pty != null && pty.startsWith("/dev/"), "relay printed " + pty);
-            Path before = tmp.resolve("before");
-            Path after = tmp.resolve("after");
-            var r1 = HeapLoadCommandTest.run("micropython", "capture", "--port", pty, "--symbols", symbols().toString(),
-                "--exec", CACHE, before.toString());
-            assertEquals(0, r1.code(), r1.err());
-            assertTrue(r1.out().contains("viper encoder on the board"), r1.out());
-            var r2 = HeapLoadCommandTest.run("micropython", "capture", "--port", pty, "--symbols", symbols().toString(),
-                "--exec", "for k in range(100, 1100):\n    lookup(k)\nprint('cache', len(_cache))", after.toString());
-            assertEquals(0, r2.code(), r2.err());
-            assertTrue(r2.out().startsWith("cache 1100\n"), r2.out());
-            var bad = HeapLoadCommandTest.run("micropython", "capture", "--port", pty, "--symbols", symbols().toString(),
-                "--exec", "raise ValueError('scenario failed')", tmp.resolve("bad").toString());
-            assertEquals(1, bad.code(), bad.out());
-            assertTrue(bad.err().contains("raised on the board: ValueError: scenario failed"), bad.err());
+        return new ProcessBuilder("python3", relay.toString(), exe.toString()).redirectErrorStream(true).start();
+    }
 
-            var load = HeapLoadCommandTest.run("--db", tmp.resolve("db").toString(), "--no-progress",
-                before.resolve("regions.json").toString(), after.resolve("regions.json").toString());
-            assertEquals(0, load.code(), load.err());
-            assertTrue(load.out().contains("leaks: after relative to before: "), load.out());
-            assertTrue(load.out().contains("\n  group 1: 5,001 objects, 179,584 new bytes, 195,584 retained bytes, 1 "
-                + "map_table head(s), path:\n      root mp_state_ctx.vm.dict_main.map.table (map_table)\n      _cache in "
-                + "map_table\n"), load.out());
-        } finally {
-            p.getOutputStream().close();
-            p.destroy();
-            p.waitFor(10, TimeUnit.SECONDS);
+    private static String firstLine(Process relay) throws Exception {
+        String pty = new BufferedReader(new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertTrue(pty != null && pty.startsWith("/dev/"), "relay printed " + pty);
+        return pty;
+    }
+
+    private static void stop(Process relay) throws Exception {
+        relay.getOutputStream().close();
+        relay.destroy();
+        relay.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Two captures (before and after the cache grows), a scenario that raises, and the pair's leak answer. */
+    private void captureLeakPair(String port) throws Exception {
+        Path before = tmp.resolve("before");
+        Path after = tmp.resolve("after");
+        var r1 = HeapLoadCommandTest.run("micropython", "capture", "--port", port, "--symbols", symbols().toString(),
+            "--exec", CACHE, before.toString());
+        assertEquals(0, r1.code(), r1.err());
+        assertTrue(r1.out().contains("viper encoder on the board"), r1.out());
+        var r2 = HeapLoadCommandTest.run("micropython", "capture", "--port", port, "--symbols", symbols().toString(),
+            "--exec", "for k in range(100, 1100):\n    lookup(k)\nprint('cache', len(_cache))", after.toString());
+        assertEquals(0, r2.code(), r2.err());
+        assertTrue(r2.out().startsWith("cache 1100\n"), r2.out());
+        var bad = HeapLoadCommandTest.run("micropython", "capture", "--port", port, "--symbols", symbols().toString(),
+            "--exec", "raise ValueError('scenario failed')", tmp.resolve("bad").toString());
+        assertEquals(1, bad.code(), bad.out());
+        assertTrue(bad.err().contains("raised on the board: ValueError: scenario failed"), bad.err());
+
+        var load = HeapLoadCommandTest.run("--db", tmp.resolve("db").toString(), "--no-progress",
+            before.resolve("regions.json").toString(), after.resolve("regions.json").toString());
+        assertEquals(0, load.code(), load.err());
+        assertTrue(load.out().contains("leaks: after relative to before: "), load.out());
+        assertTrue(load.out().contains("\n  group 1: 5,001 objects, 179,584 new bytes, 195,584 retained bytes, 1 "
+            + "map_table head(s), path:\n      root mp_state_ctx.vm.dict_main.map.table (map_table)\n      _cache in "
+            + "map_table\n"), load.out());
+    }
+
+    /**
+     * A TCP serial server on the loopback interface: relays one client at a time to a pseudo-terminal (both ways);
+     * bytes from the pseudo-terminal while no client is connected are dropped.
+     */
+    static final class TcpSerialServer implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        private final FileInputStream fromBoard;
+        private final FileOutputStream toBoard;
+        private volatile OutputStream client;
+
+        TcpSerialServer(Path pty) throws IOException {
+            fromBoard = new FileInputStream(pty.toFile());
+            toBoard = new FileOutputStream(pty.toFile());
+            daemon(this::boardToClient);
+            daemon(this::accept);
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        private static void daemon(Runnable r) {
+            Thread t = new Thread(r, "tcp-serial-server");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void boardToClient() {
+            byte[] buf = new byte[65536];
+            try {
+                for (int n; (n = fromBoard.read(buf)) > 0; ) {
+                    OutputStream c = client;
+                    if (c != null) {
+                        try {
+                            c.write(buf, 0, n);
+                            c.flush();
+                        } catch (IOException e) {
+                            client = null;
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // the board is gone
+            }
+        }
+
+        private void accept() {
+            while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                    client = s.getOutputStream();
+                    InputStream in = s.getInputStream();
+                    byte[] buf = new byte[4096];
+                    for (int n; (n = in.read(buf)) > 0; ) {
+                        toBoard.write(buf, 0, n);
+                        toBoard.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away, or the server was closed
+                } finally {
+                    client = null;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            toBoard.close();
         }
     }
 }
