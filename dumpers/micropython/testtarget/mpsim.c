@@ -24,7 +24,8 @@
  *                                                   word on the C stack still points at one)
  *   expect type NAME COUNT BYTES                   (per heapload type name)
  *
- * Build options: -DSPLIT_HEAP=n (areas, 1..3), -DWEAKREF=1 (weak-reference table and a weakref object).
+ * Build options: -DSPLIT_HEAP=n (areas, 1..3), -DWEAKREF=1 (weak-reference table and a weakref object),
+ * -DHEAP0_SIZE=bytes (the first area; 24 KiB by default).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -245,7 +246,9 @@ mp_state_ctx_t mp_state_ctx;
 #define MP_STATE_MEM(x) (mp_state_ctx.mem.x)
 
 /* static heap regions (bare-metal ports: gc_heap in .bss); areas 1.. are added with gc_add */
+#ifndef HEAP0_SIZE
 #define HEAP0_SIZE (24 * 1024)
+#endif
 static byte gc_heap[HEAP0_SIZE] __attribute__((aligned(64)));
 #if SPLIT_HEAP > 1
 static byte gc_heap_extra[SPLIT_HEAP - 1][12 * 1024] __attribute__((aligned(64)));
