@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the Debian cross compiler and run under qemu-user's gdbstub; gdb-multiarch stops it twice in
  * {@code mp_micropython_mem_info} (before and after its cache grows) and takes a dump each time. Each dump must read
  * back with exactly what the program made: the {@code GC:} figures it printed, its objects, bytes, strong and weak
- * references and the objects per type, and heapdump.py's area walk must find the same areas. Skipped with one line when gdb-multiarch, the qemu binary or the cross
+ * references and the objects per type; heapdump.py's area walk must find the same areas, and its whole stream,
+ * made by CPython from the images as if on that board, must read back through {@code capture --stream} with the same
+ * figures. Skipped with one line when gdb-multiarch, the qemu binary or the cross
  * compiler is absent (.ci/run installs them).
  */
 class MicroPythonCrossTargetTest {
@@ -164,6 +166,7 @@ class MicroPythonCrossTargetTest {
             }
             assertEquals(List.of("dict " + (i == 1 ? 20 : 120) + " items", "type Node"), labels.stream().sorted().toList());
         }
+        onBoardDumperOnTheImages(after, expected.get(1), t);
     }
 
     /**
@@ -212,6 +215,43 @@ class MicroPythonCrossTargetTest {
         assertTrue(top.find(), info);
         want.append("stack_top ").append(top.group(1)).append('\n');
         assertEquals(want.toString(), walk);
+    }
+
+    /**
+     * heapdump.py's whole dump (area walk, header, plain Python encoder, CRC lines) run by CPython on the images of a
+     * dump as if on that board (word size and byte order of the target; the stack left out), then read by
+     * {@code heapload micropython capture --stream}: the same heap as the gdb dump, figure for figure.
+     */
+    private void onBoardDumperOnTheImages(Path dir, Expected e, Target t) throws Exception {
+        if (!MicroPythonGdbDumpTest.runs(List.of("python3", "-c", "pass"))) {
+            System.out.println("python3 not found: heapdump.py's stream not checked on " + t.name());
+            return;
+        }
+        Path helper = tmp.resolve("heapdump_on_images.py");
+        try (var in = getClass().getResourceAsStream("heapdump_on_images.py")) {
+            Files.write(helper, in.readAllBytes());
+        }
+        Path stream = tmp.resolve("stream.txt");
+        String run = MicroPythonGdbDumpTest.run(List.of("python3", helper.toString(), dir.toString(),
+            MicroPythonGdbDumpTest.repoRoot().resolve("dumpers/micropython").toString(), stream.toString()),
+            tmp.resolve("heapdump.log"));
+        assertEquals("True\n", run);
+        Path captured = tmp.resolve("captured");
+        var c = HeapLoadCommandTest.run("micropython", "capture", "--stream", stream.toString(), "--symbols",
+            dir.resolve("symbols.nm.txt").toString(), captured.toString());
+        assertEquals(0, c.code(), c.err());
+        String regions = Files.readString(captured.resolve("regions.json"));
+        assertTrue(Pattern.compile("\"little_endian\" ?: ?" + t.littleEndian()).matcher(regions).find()
+            && Pattern.compile("\"word_size\" ?: ?4").matcher(regions).find(), regions);
+        var r = HeapLoadCommandTest.run("micropython", captured.toString(), "--symbols",
+            dir.resolve("symbols.nm.txt").toString(), "--no-load");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of(e.gcFigures()), MicroPythonGdbDumpTest.gcFigures(r.out()), r.out());
+        assertTrue(r.out().contains(String.format(Locale.ROOT, "\n  objects     %,d (%,d bytes shallow)\n", e.objects(),
+            e.bytes())), r.out());
+        assertTrue(r.out().contains(String.format(Locale.ROOT, "\n  references  %,d (%,d strong, %,d weak)\n",
+            e.strong() + e.weak(), e.strong(), e.weak())), r.out());
+        assertEquals(show(e.types()), show(byType(r.out())), r.out());
     }
 
     static void requireTools(Target t) throws InterruptedException {
