@@ -45,7 +45,8 @@ import dev.heapload.model.Progress;
  *
  * <h2>All-or-nothing</h2>
  * A load first commits a marker {@code (:LoadInProgress {snapshot, token, startedAt})} per snapshot, then the Object
- * nodes and the relationships between objects ({@code REF}, {@code WEAK_REF}) in batches,
+ * nodes, the {@code Missing} nodes of kept references to nothing, and the relationships between them ({@code REF},
+ * {@code WEAK_REF}) in batches,
  * and in one final transaction everything else, which is small: the {@code (:Snapshot)} nodes, categories,
  * statistics and comparisons ({@code Stats}, {@code Diff}, {@code NewObjects}, {@code LeakGroup}) with their
  * relationships, while deleting the markers. Saved queries start from a {@code :Snapshot} or {@code :Diff} node,
