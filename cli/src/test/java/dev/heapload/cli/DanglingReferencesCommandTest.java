@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Issue 17 item 7, references to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
