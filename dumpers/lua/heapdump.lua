@@ -326,6 +326,7 @@ function M._dump(path, options, stack)
       if k > 1 then out(",") end
       out("{\"level\":"); out(fr.level); out(",\"what\":"); out(jstr(info.what or "?"))
       out(",\"source\":"); out(jstr(info.short_src or "?")); out(",\"line\":"); out(info.currentline or -1)
+      if info.linedefined and info.linedefined > 0 then out(",\"linedefined\":"); out(info.linedefined) end
       if info.name then out(",\"name\":"); out(jstr(info.name)) end
       if info.func and not islight(info.func) then out(",\"func\":"); out(val(info.func)) end
       out(",\"locals\":[")

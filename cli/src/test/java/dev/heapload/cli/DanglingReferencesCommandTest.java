@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Issue 17 item 7, references to nothing, on a generated Luau dump whose one table refers to three addresses with no
+ * Issue 17 item 7, references to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
  * record: {@code (nil)} (a sentinel), {@code 0x90000000} (outside the span of the dump's objects) and {@code 0x1250}
  * (inside it, no object). Of the dump's 10 references 3 (30 %) point to nothing: the load is refused unless
  * {@code --allow-dangling}; the summary counts them per reason; with {@code --keep-dangling} the graph has 3
@@ -29,25 +28,11 @@ class DanglingReferencesCommandTest {
     @TempDir
     Path tmp;
 
-    static final String DUMP = "{\"objects\":{\n"
-        + "\"0x1000\":{\"type\":\"thread\",\"cat\":0,\"size\":1232,\"env\":\"0x1100\",\"stack\":[],\"stacknames\":[]},\n"
-        + "\"0x1100\":{\"type\":\"table\",\"cat\":0,\"size\":80,\"pairs\":[\"0x1200\",\"0x1300\",\"0x1250\",\"0x1200\","
-        + "\"0x1200\",\"0x90000000\",\"(nil)\",\"0x1300\"]},\n"
-        + "\"0x1200\":{\"type\":\"string\",\"cat\":0,\"size\":29,\"data\":\"print\"},\n"
-        + "\"0x1300\":{\"type\":\"function\",\"cat\":0,\"size\":56,\"env\":\"0x1100\",\"name\":\"print\"},\n"
-        + "\"0\":{\"type\":\"userdata\",\"cat\":0,\"size\":0}\n"
-        + "},\"roots\":{\n"
-        + "\"mainthread\":\"0x1000\",\"registry\":\"0x1100\"},\"stats\":{\n"
-        + "\"size\":2000,\n"
-        + "\"categories\":{\n"
-        + "\"0\":{\"name\":\"main\", \"size\":2000},\n"
-        + "\"none\":{}\n"
-        + "}\n"
-        + "}}\n";
 
     private Path dump() throws Exception {
         Path file = tmp.resolve("dangling.json");
-        Files.writeString(file, DUMP, StandardCharsets.UTF_8);
+        Files.copy(Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "hand-written",
+            "dangling-references.json"), file);
         return file;
     }
 

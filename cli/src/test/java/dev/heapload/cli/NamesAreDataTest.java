@@ -251,6 +251,35 @@ class NamesAreDataTest {
         assertNull(k.match("x", List.of("registry", "cache", "cache")));
     }
 
+    /**
+     * {@code tree} (its heaviest-paths text and its icicle graph) names a string key by the same rule as the paths:
+     * the string key {@code "[1]"} quoted, the number key {@code [1]} bare, two nodes; the hostile key escaped.
+     */
+    @Test
+    void treeTextAndIcicleQuoteStringKeys() throws Exception {
+        Path svg = tmp.resolve("tree.svg");
+        String out = ok("tree", tmp.resolve("before.json").toString(), tmp.resolve("after.json").toString(), "--svg",
+            svg.toString(), "--top", "3").out();
+        assertEquals(List.of("heaviest nodes (self bytes, objects, path):",
+                "           300        1  /registry/cache/" + SHOWN + "/x",
+                "           200        1  /registry/byName/\"[1]\"",
+                "           100        1  /registry/byIndex/[1]"),
+            linesFrom(out, "heaviest nodes"), out);
+        String drawn = Files.readString(svg, StandardCharsets.UTF_8);
+        assertTrue(drawn.contains("<title>registry/byName/&quot;[1]&quot; (200 bytes"), drawn);
+        assertTrue(drawn.contains("<title>registry/byIndex/[1] (100 bytes"), drawn);
+    }
+
+    private static List<String> linesFrom(String text, String first) {
+        List<String> lines = List.of(text.split("\n", -1));
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(first)) {
+                return lines.subList(i, Math.min(lines.size(), i + 4));
+            }
+        }
+        throw new AssertionError("no line starting with " + first + " in\n" + text);
+    }
+
     private static List<dev.heapload.analysis.PathHop> hops(JsonNode hops) {
         List<dev.heapload.analysis.PathHop> out = new ArrayList<>();
         for (JsonNode h : hops) {

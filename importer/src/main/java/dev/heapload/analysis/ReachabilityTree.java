@@ -23,7 +23,11 @@ import dev.heapload.model.HeapSnapshot;
  * key → child named by the key; metatable → {@code __meta}; closure env → {@code __env}; proto →
  * {@code __proto}; closure upvalue → child named by the proto's source ({@code ""} for C closures);
  * thread env → {@code __env}; stack slots under {@code __stack}, grouped by frame ({@code frame:} prefix
- * stripped) and by local name; everything else stays in the current node.
+ * stripped) and by local name; everything else stays in the current node. A key's child is named as paths show it
+ * ({@link PathHop#displayName}, the one rule of every output): a string key that is empty or starts with {@code [} or
+ * {@code "} in double quotes, so the string key {@code "[1]"} and a Lua dump's number key {@code [1]} are two nodes,
+ * and every renderer ({@code tree}'s text, the icicle graph, the JSON) shows the difference (heapgraph.py names such
+ * a node by the bare key).
  *
  * <p>Deliberate differences, where heapgraph.py disagrees with the Luau GC (lgc.cpp {@code traversetable}):
  * weak references (as flagged by the reader) are never followed, so the array part of a weak-valued
@@ -213,7 +217,7 @@ public final class ReachabilityTree {
                     target = node.child(name == null ? "" : name);
                 } else if (kind == kValue) {
                     String name = snapshot.referenceName(e);
-                    target = name == null ? node : node.child(name);
+                    target = name == null ? node : node.child(PathHop.displayName(name, "value", snapshot.keyType(e)));
                 } else if (kind == kStack && isThread) {
                     String name = snapshot.referenceName(e);
                     if (name != null && name.startsWith("frame:")) {

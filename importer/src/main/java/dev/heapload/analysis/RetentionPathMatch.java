@@ -15,8 +15,10 @@ import dev.heapload.model.HeapSnapshot;
  * retention path, type and memory category.
  *
  * <p>Each object gets a path key: for a root, its root name, type and category; for any other reachable object,
- * its retention parent's key, the last hop's label (the reference's name, or {@code [kind]}) and its own type and
- * category. A hop into a table that holds {@link SnapshotComparison#MAP_KEYS} or more children of one type under
+ * its retention parent's key, the last hop's label (the reference's name with its key type, {@link
+ * HeapSnapshot#keyType}, so the string key {@code "[1]"} and the number key {@code 1}, both named {@code [1]}, are
+ * different hops; or {@code [kind]}) and its own type and category. When either snapshot has no key types (a
+ * snapshot file written before they existed), names are compared without them. A hop into a table that holds {@link SnapshotComparison#MAP_KEYS} or more children of one type under
  * one reference kind, each under another name, is labelled {@code [kind]}: the names are a map's keys (ids, URLs),
  * which differ from run to run (the same rule as the leak groups' last hop). Unreachable objects are keyed by type
  * and category alone. Where the target has more objects under a key than the baseline, that many of them are new:
@@ -44,13 +46,14 @@ public final class RetentionPathMatch {
      */
     public static boolean[] newObjects(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
                                        HeapAnalysis targetAnalysis) {
+        boolean keyTypes = hasKeyTypes(baseline) && hasKeyTypes(target);
         long[] baselineKeys = keys(baseline, baselineAnalysis, parents(baseline, baselineAnalysis),
-            byDistance(baselineAnalysis, baseline.objectCount()));
+            byDistance(baselineAnalysis, baseline.objectCount()), keyTypes);
         int n = target.objectCount();
         int[] order = byDistance(targetAnalysis, n);
         int[] parent = parents(target, targetAnalysis);
         LongIntHashMap remaining = new LongIntHashMap();
-        long[] targetKeys = keys(target, targetAnalysis, parent, order);
+        long[] targetKeys = keys(target, targetAnalysis, parent, order, keyTypes);
         for (long k : targetKeys) {
             remaining.addToValue(k, 1);
         }
@@ -84,6 +87,16 @@ public final class RetentionPathMatch {
         return isNew;
     }
 
+    /** Whether any reference of {@code s} has a key type other than {@link HeapSnapshot#KEY_NONE}. */
+    private static boolean hasKeyTypes(HeapSnapshot s) {
+        for (int r = 0; r < s.referenceCount(); r++) {
+            if (s.keyTypeId(r) != HeapSnapshot.KEY_NONE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Object ids in order of distance from the roots; unreachable ones (distance -1) first. */
     private static int[] byDistance(HeapAnalysis analysis, int n) {
         int max = -1;
@@ -115,9 +128,10 @@ public final class RetentionPathMatch {
 
     /**
      * The path key of every object of {@code s}, given each object's retention parent ({@code -1} for roots and
-     * unreachable objects) and the object ids in order of distance ({@link #byDistance}).
+     * unreachable objects) and the object ids in order of distance ({@link #byDistance}); {@code keyTypes}: whether a
+     * hop's name is keyed with its key type.
      */
-    private static long[] keys(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int[] order) {
+    private static long[] keys(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int[] order, boolean keyTypes) {
         int n = s.objectCount();
         boolean[] mapEntry = mapEntries(s, analysis, parent);
         long[] typeHash = new long[s.typeNames().size()];
@@ -137,7 +151,7 @@ public final class RetentionPathMatch {
                 int r = analysis.retainedBy()[o];
                 String name = s.referenceName(r);
                 long label = mapEntry[o] || name == null ? mix(0x6b696e64L, s.referenceKind(r).hashCode())
-                    : mix(0x6e616d65L, name.hashCode());
+                    : mix(mix(0x6e616d65L, keyTypes ? s.keyTypeId(r) : 0), name.hashCode());
                 key[o] = mix(mix(key[parent[o]], label), own);
             }
         }
@@ -168,7 +182,7 @@ public final class RetentionPathMatch {
             }
         }
         boolean[] mapEntry = new boolean[n];
-        Map<Long, Set<String>> names = new HashMap<>();
+        Map<Long, Set<String>> names = new HashMap<>(); // per group: key type and name, e.g. "1 [1]" (string), "2 [1]" (number)
         for (int p = 0; p < n; p++) {
             if (first[p + 1] - first[p] < SnapshotComparison.MAP_KEYS) {
                 continue;
@@ -179,7 +193,7 @@ public final class RetentionPathMatch {
                 int r = analysis.retainedBy()[c];
                 String name = s.referenceName(r);
                 if (name != null) {
-                    names.computeIfAbsent(group(s, r, c), k -> new HashSet<>()).add(name);
+                    names.computeIfAbsent(group(s, r, c), k -> new HashSet<>()).add(s.keyTypeId(r) + " " + name);
                 }
             }
             for (int i = first[p]; i < first[p + 1]; i++) {

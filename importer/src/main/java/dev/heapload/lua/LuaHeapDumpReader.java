@@ -58,7 +58,8 @@ import dev.heapload.model.SnapshotInfo;
  *       name ({@code ""} of C upvalues: no name);</li>
  *   <li>thread: {@code env} → [env]; per frame: {@code func} → [frame-function] named {@code source:line},
  *       {@code locals} → [local] named by the local's name ({@code (temporary)} slots included: dead
- *       registers really keep objects alive), {@code varargs} → [vararg];</li>
+ *       registers really keep objects alive), {@code varargs} → [vararg]; each local and vararg carries its
+ *       frame ({@link HeapSnapshot#referenceFrame}, {@link #frameText}: {@code handle (program.lua:11)});</li>
  *   <li>userdata: {@code metatable} → [metatable], {@code uservalues} → [uservalue] named {@code [n]},
  *       {@code env} → [env].</li>
  * </ul>
@@ -206,6 +207,10 @@ public final class LuaHeapDumpReader {
         private final IntArrayList rKind = new IntArrayList();
         private final IntArrayList rName = new IntArrayList();
         private final IntArrayList rFlag = new IntArrayList();
+        /** Per reference of the record: the name id of its frame, or -1. */
+        private final IntArrayList rFrame = new IntArrayList();
+        /** The frame (name id) of the locals being read, else -1. */
+        private int currentFrame = -1;
 
         Parse(DumpInput in, JsonParser p, Progress progress) {
             this.in = in;
@@ -373,6 +378,7 @@ public final class LuaHeapDumpReader {
             rKind.add(kind);
             rName.add(name);
             rFlag.add(flag);
+            rFrame.add(currentFrame);
         }
 
         /** The current record's field names. */
@@ -383,6 +389,7 @@ public final class LuaHeapDumpReader {
             rKind.clear();
             rName.clear();
             rFlag.clear();
+            rFrame.clear();
             String type = null;
             String what = null;
             String source = null;
@@ -460,7 +467,10 @@ public final class LuaHeapDumpReader {
                 throw error("object " + id + " is defined twice");
             }
             for (int i = 0; i < rTarget.size(); i++) {
-                b.addReference(rTarget.get(i), rKind.get(i), rName.get(i), rFlag.get(i));
+                int r = b.addReference(rTarget.get(i), rKind.get(i), rName.get(i), rFlag.get(i));
+                if (rFrame.get(i) >= 0) {
+                    b.setReferenceFrame(r, rFrame.get(i));
+                }
             }
             assert o >= 0;
         }
@@ -587,8 +597,11 @@ public final class LuaHeapDumpReader {
         }
 
         /**
-         * Reads a {@code frames} array. With {@code rootRefs} null the references go to the current record;
-         * otherwise (the callstack of a thread that is no object) they are collected as named roots.
+         * Reads a {@code frames} array. With {@code rootRefs} null the references go to the current record, the
+         * locals and varargs with their frame ({@link #frameText}); otherwise (the callstack of a thread that is no
+         * object) they are collected as named roots. A frame's {@code source}, {@code line}, {@code linedefined},
+         * {@code what} and {@code name} come before its {@code func}, {@code locals} and {@code varargs} (the dumper
+         * writes them so).
          *
          * @return a label: the top frame as {@code source:line}, or null
          */
@@ -600,14 +613,24 @@ public final class LuaHeapDumpReader {
             while (p.nextToken() == JsonToken.START_OBJECT) {
                 String source = "?";
                 long line = -1;
+                long defined = -1;
+                String what = null;
+                String function = null;
+                int frame = -1;
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String f = p.currentName();
                     JsonToken t = p.nextToken();
                     String where = source + ":" + line;
+                    if (frame < 0 && rootRefs == null && ("locals".equals(f) || "varargs".equals(f))) {
+                        frame = b.name(frameText(what, function, source, line, defined));
+                    }
                     switch (f) {
                         case "source" -> source = p.getText();
                         case "line" -> line = p.getLongValue();
-                        case "func" -> frameValue(rootRefs, kFrameFunction, where, where);
+                        case "linedefined" -> defined = t.isNumeric() ? p.getLongValue() : -1;
+                        case "what" -> what = t == JsonToken.VALUE_STRING ? p.getText() : null;
+                        case "name" -> function = t == JsonToken.VALUE_STRING ? p.getText() : null;
+                        case "func" -> frameValue(rootRefs, kFrameFunction, where, where, -1);
                         case "locals" -> {
                             while (p.nextToken() == JsonToken.START_OBJECT) {
                                 String name = null;
@@ -617,7 +640,7 @@ public final class LuaHeapDumpReader {
                                     if ("name".equals(lf)) {
                                         name = p.getText();
                                     } else if ("value".equals(lf)) {
-                                        frameValue(rootRefs, kLocal, name, where + " " + name);
+                                        frameValue(rootRefs, kLocal, name, where + " " + name, frame);
                                     } else {
                                         p.skipChildren();
                                     }
@@ -628,7 +651,7 @@ public final class LuaHeapDumpReader {
                             int n = 0;
                             while (p.nextToken() != JsonToken.END_ARRAY) {
                                 n++;
-                                frameValue(rootRefs, kVararg, "[vararg " + n + "]", where + " [vararg " + n + "]");
+                                frameValue(rootRefs, kVararg, "[vararg " + n + "]", where + " [vararg " + n + "]", frame);
                             }
                         }
                         default -> p.skipChildren();
@@ -644,10 +667,19 @@ public final class LuaHeapDumpReader {
             return top;
         }
 
-        private void frameValue(List<Map.Entry<String, String>> rootRefs, int kind, String name, String rootName)
-            throws IOException {
+        /**
+         * A frame's local or vararg: a reference of the current record (with its frame, a name id, when {@code frame}
+         * is not negative) or, with {@code rootRefs}, a root.
+         */
+        private void frameValue(List<Map.Entry<String, String>> rootRefs, int kind, String name, String rootName,
+            int frame) throws IOException {
             if (rootRefs == null) {
-                valueRef(kind, name == null ? HeapSnapshot.NO_NAME : b.name(name), 0);
+                currentFrame = frame;
+                try {
+                    valueRef(kind, name == null ? HeapSnapshot.NO_NAME : b.name(name), 0);
+                } finally {
+                    currentFrame = -1;
+                }
             } else if (p.currentToken() == JsonToken.VALUE_STRING) {
                 rootRefs.add(Map.entry("stack " + rootName, p.getText()));
             } else {
@@ -713,6 +745,31 @@ public final class LuaHeapDumpReader {
                 }
             }
         }
+    }
+
+    /**
+     * The text of a stack frame, shown after a local's hop ({@code session in thread frame handle (program.lua:11)}),
+     * in the words of Lua's own traceback (lauxlib.c {@code luaL_traceback}): the function by the name it was called
+     * under, else {@code main chunk}, else {@code function <source:linedefined>}, followed by the frame's current
+     * position; a C function as {@code yield [C]} (Luau's {@code tree} wording), {@code [C]} without a name.
+     *
+     * @param what     the frame's {@code what} ({@code Lua}, {@code main}, {@code C}), or null
+     * @param function the name it was called under ({@code debug.getinfo} {@code name}), or null
+     * @param source   {@code short_src}
+     * @param line     the current line, or -1
+     * @param defined  the line the function is defined at, or -1 (dumps before frames carried it)
+     * @return e.g. {@code handle (program.lua:11)}, {@code main chunk (program.lua:14)},
+     *         {@code function <program.lua:2> (program.lua:4)}, {@code (anonymous) (program.lua:4)}, {@code yield [C]}
+     */
+    static String frameText(String what, String function, String source, long line, long defined) {
+        if ("C".equals(what) || ("[C]".equals(source) && what == null)) {
+            return function == null ? "[C]" : function + " [C]";
+        }
+        String name = function != null ? function
+            : "main".equals(what) ? "main chunk"
+            : defined > 0 ? "function <" + source + ":" + defined + ">"
+            : "(anonymous)";
+        return name + " (" + source + (line >= 0 ? ":" + line : "") + ")";
     }
 
     /**

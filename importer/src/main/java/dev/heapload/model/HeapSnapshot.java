@@ -104,6 +104,10 @@ public final class HeapSnapshot {
     private final byte[] flags;
     private final int[] referenceNames;
 
+    /** References that carry a frame of their own (ascending), and the frame of each (index into {@link #names}). */
+    private final int[] frameReferences;
+    private final int[] frameNames;
+
     private final List<GcRoot> roots;
     private final DanglingReferences dangling;
     private Object analysis;
@@ -112,7 +116,7 @@ public final class HeapSnapshot {
                  long[] addresses, AddressFormat addressFormat, String[] opaqueAddresses,
                  long[] sizes, byte[] types, short[] categories, String[] labels,
                  int[] firstReference, int[] targets, byte[] kinds, byte[] flags, int[] referenceNames,
-                 List<GcRoot> roots, DanglingReferences dangling) {
+                 int[] frameReferences, int[] frameNames, List<GcRoot> roots, DanglingReferences dangling) {
         this.info = info;
         this.typeNames = typeNames;
         this.referenceKinds = referenceKinds;
@@ -129,6 +133,11 @@ public final class HeapSnapshot {
         this.kinds = kinds;
         this.flags = flags;
         this.referenceNames = referenceNames;
+        this.frameReferences = frameReferences == null ? new int[0] : frameReferences;
+        this.frameNames = frameNames == null ? new int[0] : frameNames;
+        if (this.frameReferences.length != this.frameNames.length) {
+            throw new IllegalArgumentException("frame columns of different lengths");
+        }
         this.roots = List.copyOf(roots);
         this.dangling = dangling == null ? DanglingReferences.NONE : dangling;
     }
@@ -152,7 +161,8 @@ public final class HeapSnapshot {
      */
     public HeapSnapshot withInfo(SnapshotInfo newInfo) {
         return new HeapSnapshot(newInfo, typeNames, referenceKinds, names, addresses, addressFormat, opaqueAddresses,
-            sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames, roots, dangling);
+            sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames, frameReferences,
+            frameNames, roots, dangling);
     }
 
     /** Number of objects (ids are {@code 0 .. objectCount()-1}). */
@@ -297,16 +307,26 @@ public final class HeapSnapshot {
     }
 
     /**
-     * The stack frame that holds a stack slot, as {@code tree} groups slots under {@code __stack}: for a reference of
-     * kind {@code stack} that is not itself a frame's function, the nearest earlier slot of the same thread named
-     * {@code frame:…} (Luau {@code stacknames}, shared/docs/formats/luau-luaC_dump.md §4: Lua frames
-     * {@code frame:<source>:<linedefined>:<debugname>}, C frames {@code frame:<debugname>} or {@code frame:[C]}),
-     * rendered {@code handleRequest (@main.luau:5)}, {@code (anonymous) (@main.luau:14)} or {@code pcall [C]}.
-     * Cost: a walk back over the thread's earlier slots.
+     * The stack frame that holds a local or stack slot. Two sources:
+     * <ul>
+     *   <li>the frame the reader gave the reference ({@link HeapSnapshotBuilder#setReferenceFrame}; the Lua reader
+     *       for a thread's locals and varargs: {@code task_body (program.lua:12)});</li>
+     *   <li>else, for a reference of kind {@code stack} that is not itself a frame's function, the nearest earlier slot
+     *       of the same thread named {@code frame:…} (Luau {@code stacknames}, shared/docs/formats/luau-luaC_dump.md
+     *       §4: Lua frames {@code frame:<source>:<linedefined>:<debugname>}, C frames {@code frame:<debugname>} or
+     *       {@code frame:[C]}), rendered {@code handleRequest (@main.luau:5)}, {@code (anonymous) (@main.luau:14)}
+     *       or {@code pcall [C]}. Cost: a walk back over the thread's earlier slots.</li>
+     * </ul>
      *
      * @return the frame, or {@code null} for other references and slots before the first frame
      */
     public String referenceFrame(int reference) {
+        if (frameReferences.length > 0) {
+            int i = Arrays.binarySearch(frameReferences, reference);
+            if (i >= 0) {
+                return names[frameNames[i]];
+            }
+        }
         if (!"stack".equals(referenceKind(reference))) {
             return null;
         }
@@ -413,6 +433,14 @@ public final class HeapSnapshot {
 
     int[] referenceNameColumn() {
         return referenceNames;
+    }
+
+    int[] frameReferenceColumn() {
+        return frameReferences;
+    }
+
+    int[] frameNameColumn() {
+        return frameNames;
     }
 
     /** A named GC root: {@code name} as the dump names it, {@code object} the object id. */

@@ -56,6 +56,10 @@ public final class HeapSnapshotBuilder {
     private byte[] flags = new byte[INITIAL];
     private int[] referenceNames = new int[INITIAL];
 
+    /** Builder reference id → name id of its frame ({@link #setReferenceFrame}); few: a thread's locals. */
+    private final org.eclipse.collections.impl.map.mutable.primitive.IntIntHashMap referenceFrames =
+        new org.eclipse.collections.impl.map.mutable.primitive.IntIntHashMap();
+
     private int current = -1;
     private final List<HeapSnapshot.GcRoot> roots = new ArrayList<>();
 
@@ -226,6 +230,20 @@ public final class HeapSnapshotBuilder {
         referenceNames[reference] = name;
     }
 
+    /**
+     * Sets the stack frame that holds a reference added earlier (a thread's local or vararg), as text shown after
+     * the hop ({@link HeapSnapshot#referenceFrame}), e.g. {@code task_body (program.lua:12)}.
+     *
+     * @param reference reference id from {@link #addReference}
+     * @param frame     name id from {@link #name}: the frame's text
+     */
+    public void setReferenceFrame(int reference, int frame) {
+        if (frame < 0) {
+            throw new IllegalArgumentException("a frame is a name id from name(String)");
+        }
+        referenceFrames.put(reference, frame);
+    }
+
     /** Sets flag bits on a reference added earlier (e.g. weakness known only after the metatable was read). */
     public void addFlags(int reference, int flag) {
         flags[reference] |= (byte) flag;
@@ -320,12 +338,20 @@ public final class HeapSnapshotBuilder {
         byte[] outFlags = new byte[m];
         int[] outNames = new int[m];
         int[] fill = Arrays.copyOf(first, n);
+        long[] framePairs = new long[referenceFrames.size()];
+        int framed = 0;
         for (int r = 0; r < referenceCount; r++) {
             int t = newId[targets[r]];
             if (t < 0 || newId[sources[r]] < 0) {
                 continue;
             }
             int at = fill[newId[sources[r]]]++;
+            if (!referenceFrames.isEmpty()) {
+                int frame = referenceFrames.getIfAbsent(r, -1);
+                if (frame >= 0) {
+                    framePairs[framed++] = ((long) at << 32) | frame;
+                }
+            }
             outTargets[at] = t;
             outKinds[at] = kinds[r];
             outFlags[at] = flags[r];
@@ -335,6 +361,13 @@ public final class HeapSnapshotBuilder {
                 name = obj < 0 ? HeapSnapshot.NO_NAME : -obj - 1;
             }
             outNames[at] = name;
+        }
+        Arrays.sort(framePairs, 0, framed);
+        int[] frameReferences = new int[framed];
+        int[] frameNames = new int[framed];
+        for (int i = 0; i < framed; i++) {
+            frameReferences[i] = (int) (framePairs[i] >>> 32);
+            frameNames[i] = (int) framePairs[i];
         }
         List<HeapSnapshot.GcRoot> outRoots = new ArrayList<>();
         int droppedRoots = 0;
@@ -365,7 +398,7 @@ public final class HeapSnapshotBuilder {
         return new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
             names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,
             outOpaque, outSizes, outTypes, outCategories, outLabels, first, outTargets, outKinds, outFlags, outNames,
-            outRoots, dangling);
+            frameReferences, frameNames, outRoots, dangling);
     }
 
     /** Counts (and, after {@link #keepDangling}, lists) the references with an undefined end, per reason. */

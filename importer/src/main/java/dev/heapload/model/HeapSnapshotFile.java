@@ -21,7 +21,8 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 2, little-endian; version 1 is read too: it has no producer and VM version and ends before "dangling")</h2>
+ * <h2>Layout (format version 3, little-endian; versions 1 and 2 are read too: version 1 has no producer and VM version
+ * and ends before "dangling", version 2 ends before "frames")</h2>
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
@@ -38,6 +39,8 @@ import dev.heapload.analysis.HeapAnalysis;
  *   dangling (version 2): counts long[3] (per DanglingReferences.Reason), long model references, int missing count k,
  *             then k (address string, reason byte), int kept count j, then j (object int, missing int, kind string,
  *             name string, flags byte, incoming byte)
+ *   frames (version 3): int count f, then reference int[f] (ascending), frame name int[f] (index into names);
+ *             the frames the reader gave references (HeapSnapshot#referenceFrame)
  *   int end magic 0x444E4548, long CRC-32C of all preceding bytes
  * </pre>
  * A string is an int byte length ({@code -1} for {@code null}) followed by UTF-8 bytes. Size on disk is
@@ -50,8 +53,11 @@ public final class HeapSnapshotFile {
 
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
-    /** Format version written by this class; it also reads version 1 (no producer and VM version, no references to nothing). */
-    public static final int VERSION = 2;
+    /**
+     * Format version written by this class; it also reads version 1 (no producer and VM version, no references to
+     * nothing) and version 2 (no frames of their own).
+     */
+    public static final int VERSION = 3;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
     private static final int PROGRESS_STEP = 1 << 16;
@@ -170,6 +176,10 @@ public final class HeapSnapshotFile {
                 out.putByte(d.flagColumn()[r]);
                 out.putByte((byte) (d.incomingColumn()[r] ? 1 : 0));
             }
+            int[] frameReferences = snapshot.frameReferenceColumn();
+            out.putInt(frameReferences.length);
+            out.putInts(frameReferences, frameReferences.length);
+            out.putInts(snapshot.frameNameColumn(), frameReferences.length);
             out.putInt(END_MAGIC);
             out.finish();
             channel.force(true);
@@ -196,7 +206,7 @@ public final class HeapSnapshotFile {
                 throw new IOException(file + ": not a heapload snapshot file (bad magic)");
             }
             int version = in.getInt();
-            if (version != VERSION && version != 1) {
+            if (version < 1 || version > VERSION) {
                 throw new IOException(file + ": snapshot file format version " + version
                     + " is not supported (this build reads version " + VERSION + ")");
             }
@@ -298,12 +308,26 @@ public final class HeapSnapshotFile {
                 dangling = new DanglingReferences(counts, modelReferences, missingAddresses, reasons, objects, missing,
                     keptKinds, keptNames, keptFlags, incoming);
             }
+            int[] frameReferences = null;
+            int[] frameNames = null;
+            if (version >= 3) {
+                int f = in.getCount();
+                frameReferences = in.getInts(f);
+                frameNames = in.getInts(f);
+                for (int i = 0; i < f; i++) {
+                    if (frameReferences[i] < 0 || frameReferences[i] >= m || (i > 0 && frameReferences[i] <= frameReferences[i - 1])
+                        || frameNames[i] < 0 || frameNames[i] >= names.length) {
+                        throw new IOException(file + ": corrupt snapshot file (frame " + i + ")");
+                    }
+                }
+            }
             if (in.getInt() != END_MAGIC) {
                 throw new IOException(file + ": corrupt snapshot file (no end marker)");
             }
             in.verifyChecksum();
             HeapSnapshot snapshot = new HeapSnapshot(info, typeNames, kinds, names, addresses, addressFormat, opaque,
-                sizes, types, cats, labels, first, targets, refKinds, flags, refNames, roots, dangling);
+                sizes, types, cats, labels, first, targets, refKinds, flags, refNames, frameReferences, frameNames, roots,
+                dangling);
             if (analysis != null) {
                 snapshot.attachAnalysis(analysis);
             }

@@ -95,6 +95,7 @@ public final class SuspectSizes {
         return new HeapSnapshot(out, s.typeNames().toArray(String[]::new), s.referenceKinds().toArray(String[]::new),
             s.nameTable(), s.addressColumn(), s.addressFormat(), s.opaqueAddressColumn(), sizes, s.typeColumn(),
             s.categoryColumn(), s.labelColumn(), s.firstReferenceColumn(), s.referenceTargetColumn(),
-            s.referenceKindColumn(), s.referenceFlagsColumn(), s.referenceNameColumn(), s.roots(), s.danglingReferences());
+            s.referenceKindColumn(), s.referenceFlagsColumn(), s.referenceNameColumn(), s.frameReferenceColumn(),
+            s.frameNameColumn(), s.roots(), s.danglingReferences());
     }
 }

@@ -628,11 +628,9 @@ public final class GraphInput implements Input {
             if ((flags & HeapSnapshot.EPHEMERON_VALUE) != 0) {
                 v.property("ephemeron", Boolean.TRUE);
             }
-            if (l.kinds[s.referenceKindId(r)].equals("stack")) {
-                String frame = s.referenceFrame(r);
-                if (frame != null) {
-                    v.property("frame", frame);
-                }
+            String frame = s.referenceFrame(r);
+            if (frame != null) {
+                v.property("frame", frame);
             }
             if ((flags & HeapSnapshot.WEAK_KEY_VALUE) != 0) {
                 v.property("weakKey", Boolean.TRUE);

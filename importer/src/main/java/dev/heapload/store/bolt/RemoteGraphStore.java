@@ -54,7 +54,8 @@ import dev.heapload.model.Progress;
  *
  * <h2>All-or-nothing</h2>
  * A load first commits a marker {@code (:LoadInProgress {snapshot, token, startedAt})} per snapshot, then the Object
- * nodes and the relationships between objects ({@code REF}, {@code WEAK_REF}) in batches,
+ * nodes, the {@code Missing} nodes of kept references to nothing, and the relationships between them ({@code REF},
+ * {@code WEAK_REF}) in batches,
  * and in one final transaction everything else, which is small: the {@code (:Snapshot)} nodes, categories,
  * statistics and comparisons ({@code Stats}, {@code Diff}, {@code NewObjects}, {@code LeakGroup}) with their
  * relationships, while deleting the markers. Saved queries start from a {@code :Snapshot} or {@code :Diff} node,
@@ -408,12 +409,16 @@ public final class RemoteGraphStore implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------
 
-    /** Deletes the Objects and Categories of snapshot {@code id} in batches, then its markers. */
+    /** Deletes the Objects, Missing nodes and Categories of snapshot {@code id} in batches, then its markers. */
     private void purge(String id) throws IOException {
         Map<String, Object> p = Map.of("id", id, "batch", (long) BATCH);
         while (write(tx -> tx.run("MATCH (o:" + GraphSchema.OBJECT + ") WHERE o.snapshot = $id AND o.address IS NOT NULL "
             + "WITH o LIMIT $batch DETACH DELETE o RETURN count(*) AS n", p).single().get("n").asLong()) > 0) {
             // next batch
+        }
+        while (write(tx -> tx.run("MATCH (m:" + GraphSchema.MISSING + " {snapshot: $id}) "
+            + "WITH m LIMIT $batch DETACH DELETE m RETURN count(*) AS n", p).single().get("n").asLong()) > 0) {
+            // next batch of Missing nodes (--keep-dangling)
         }
         for (String label : new String[] {GraphSchema.STATS, GraphSchema.CATEGORY}) {
             write(tx -> tx.run("MATCH (n:" + label + " {snapshot: $id}) DETACH DELETE n", p).consume());
@@ -579,7 +584,8 @@ public final class RemoteGraphStore implements AutoCloseable {
             Map<String, Object> row = new HashMap<>(4);
             row.put("i", r.id);
             row.put("p", r.properties);
-            if (r.labels.length == 0 || !r.labels[0].equals(GraphSchema.OBJECT)) {
+            // Object and Missing nodes (--keep-dangling: one per address with no record) go in batches; the rest is held
+            if (r.labels.length == 0 || !(r.labels[0].equals(GraphSchema.OBJECT) || r.labels[0].equals(GraphSchema.MISSING))) {
                 held.set((int) r.id);
                 finalNodes.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
                 return;

@@ -252,6 +252,41 @@ class RemoteGraphStoreTest {
         assertFalse(store.snapshot("after").isPresent());
     }
 
+    /**
+     * Issue 17 item 7 over Bolt: with {@code --keep-dangling} the references to addresses with no record become
+     * {@code Missing} nodes, so the graph's edge count equals the producer's: the hand-written
+     * {@code testdata/luau/hand-written/dangling-references.json} has 10 references, 3 of them to nothing (a sentinel,
+     * one outside every heap area, one inside the heap but no object). They are written in the batches of the objects
+     * and deleted with the snapshot.
+     */
+    @Test
+    void keptDanglingReferencesAreMissingNodesWithTheProducersEdgeCount() throws Exception {
+        Path dump = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "hand-written",
+            "dangling-references.json");
+        HeapSnapshot dangling = DumpReaders.read(dump, "dangling", Progress.NONE, null, true);
+        HeapAnalyzer.analyze(dangling, Progress.NONE);
+        assertEquals(10, dangling.danglingReferences().producerReferences());
+        RemoteGraphStore store = store();
+        store.batchSize = 2;
+        store.load(dangling, false, Progress.NONE);
+        List<String> missing = new ArrayList<>();
+        try (Session s = driver.session()) {
+            for (Record r : s.run("MATCH (o:Object {snapshot: 'dangling'})-[r:REF]->(m:Missing {snapshot: 'dangling'}) "
+                + "RETURN m.address + ' ' + m.reason + ' <-[' + r.kind + ']- ' + o.address AS a ORDER BY a").list()) {
+                missing.add(r.get("a").asString());
+            }
+        }
+        assertEquals(List.of(
+            "(nil) sentinel <-[key]- 0x1100",
+            "0x1250 inside the heap but no object <-[key]- 0x1100",
+            "0x90000000 outside every heap area <-[value]- 0x1100"), missing);
+        assertEquals(3L, count("MATCH (m:Missing) RETURN count(m)", Map.of()));
+        assertEquals(10L, count("MATCH (:Object {snapshot: 'dangling'})-[r:REF|WEAK_REF]->() RETURN count(r)", Map.of()));
+
+        store.delete("dangling");
+        assertEquals(0L, count("MATCH (n) RETURN count(n)", Map.of()));
+    }
+
     @Test
     void unreachableServerIsOneLineNamingTheUri() throws Exception {
         int port = GraphStoreServeTest.freePort();
