@@ -35,6 +35,7 @@ class InputLimitsCommandTest {
     static Path db;
     static Path example;
     static TreeMap<String, String> before;
+    static String beforeState;
 
     static Run run(String... args) {
         return HeapLoadCommandTest.run(args);
@@ -61,11 +62,13 @@ class InputLimitsCommandTest {
         db = tmp.resolve("db");
         assertEquals(0, run("--db", db.toString(), example.toString()).code());
         before = storeChecksums();
+        beforeState = StoreState.of(db, "after");
         assertTrue(before.keySet().stream().anyMatch(k -> k.endsWith("after.hsnap")), before.toString());
     }
 
     private static void assertStoreUnchanged() throws Exception {
         assertEquals(before, storeChecksums());
+        assertEquals(beforeState, StoreState.of(db, "after"));
         Run list = run("snapshots", "--db", db.toString());
         assertEquals(0, list.code(), list.err());
         assertEquals(1, list.out().lines().filter(l -> l.contains("after")).count(), list.out());
