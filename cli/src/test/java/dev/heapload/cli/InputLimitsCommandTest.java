@@ -80,11 +80,33 @@ class InputLimitsCommandTest {
         Path deep = Files.writeString(tmp.resolve("deep.json"),
             "{\"objects\":{\"0x1\":{\"type\":\"table\",\"x\":" + "[".repeat(10_001) + "]".repeat(10_001) + "}}}");
         Path dup = Files.writeString(tmp.resolve("dup.json"), "{\"objects\":{},\"roots\":{},\"objects\":{}}");
+        String record = "{\"objects\":{\"0x1\":{\"type\":\"table\",\"cat\":0,\"size\":40,";
+        Path dupField = Files.writeString(tmp.resolve("dup-field.json"), record + "\"size\":80}},\"roots\":{}}");
+        // a gzip bomb: a 16 MiB string of one letter packs over 1000:1
+        Path bomb = tmp.resolve("bomb.json.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(bomb))) {
+            out.write("{\"objects\":{\"0x1\":{\"type\":\"string\",\"data\":\"".getBytes(StandardCharsets.US_ASCII));
+            byte[] block = new byte[1 << 20];
+            java.util.Arrays.fill(block, (byte) 'a');
+            for (int i = 0; i < 16; i++) {
+                out.write(block);
+            }
+            out.write("\"}},\"roots\":{}}".getBytes(StandardCharsets.US_ASCII));
+        }
+        long gz = Files.size(bomb);
+        long content = "{\"objects\":{\"0x1\":{\"type\":\"string\",\"data\":\"".length() + (16L << 20)
+            + "\"}},\"roots\":{}}".length();
+        long limit = dev.heapload.io.InputLimits.gzipContentLimit(gz, content);
+        assertTrue(limit < content, "the ratio limit, not the stated size, stops it: " + gz);
         List<String> problems = new ArrayList<>();
         for (String[] c : new String[][] {
             {two.toString(), two + ": byte 0: not a complete gzip file (it ends inside the gzip header; truncated?)"},
             {deep.toString(), deep + ": byte 10036: nesting deeper than 10,000 levels (limit of heapload's readers)"},
             {dup.toString(), dup + ": byte 25: not a Luau heap dump: a second top-level \"objects\" member"},
+            {dupField.toString(), dupField + ": byte " + record.length() + ": the record of \"0x1\" has a second \"size\" field"},
+            {bomb.toString(), bomb + ": byte " + limit + ": gzip content larger than " + String.format("%,d", limit)
+                + " bytes, the most a " + String.format("%,d", gz) + "-byte file may expand to (1000:1 and its stated size;"
+                + " limit of heapload's readers)"},
         }) {
             Run r = run("--db", db.toString(), c[0]);
             if (r.code() != 1 || !r.err().equals("heapload: " + c[1] + System.lineSeparator()) || !r.out().isEmpty()) {
