@@ -108,7 +108,10 @@ class InputLimitsCommandTest {
                 + " bytes, the most a " + String.format("%,d", gz) + "-byte file may expand to (1000:1 and its stated size;"
                 + " limit of heapload's readers)"},
         }) {
+            long start = System.nanoTime();
             Run r = run("--db", db.toString(), c[0]);
+            System.out.printf("InputLimitsCommandTest: %s refused after %.2f s%n", Path.of(c[0]).getFileName(),
+                (System.nanoTime() - start) / 1e9);
             if (r.code() != 1 || !r.err().equals("heapload: " + c[1] + System.lineSeparator()) || !r.out().isEmpty()) {
                 problems.add(c[0] + ": exit " + r.code() + ", stderr " + r.err() + ", stdout " + r.out());
             }
@@ -171,12 +174,15 @@ class InputLimitsCommandTest {
             "dev.heapload.cli.HeapLoad", "--db", db.toString(), "--no-progress", big.toString());
         pb.environment().put("HEAPLOAD_XMX", "64m");
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        long start = System.nanoTime();
         Process p = pb.start();
         String err;
         try (InputStream e = p.getErrorStream()) {
             err = new String(e.readAllBytes(), StandardCharsets.UTF_8);
         }
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "exits");
+        System.out.printf("InputLimitsCommandTest: out of memory reported %.1f s after the start (JVM start included)%n",
+            (System.nanoTime() - start) / 1e9);
         assertEquals(1, p.exitValue(), err);
         assertTrue(err.matches("heapload: out of memory in phase 'read big\\.json' \\(Java heap \\d+ MiB, HEAPLOAD_XMX=64m\\); "
             + "the store is as it was; raise the heap with HEAPLOAD_XMX, e\\.g\\. HEAPLOAD_XMX=2048m heapload …\\R"), err);
