@@ -36,7 +36,7 @@ import dev.heapload.store.embedded.GraphStore;
  */
 class ServeBrowserChromiumTest {
 
-    private static final long GUARD_SECONDS = 240;
+    private static final long GUARD_SECONDS = 480; // a hang guard: serve took 270 s to start at load 30
 
     @TempDir
     Path tmp;
@@ -91,7 +91,7 @@ class ServeBrowserChromiumTest {
             try (ChromiumPage page = new ChromiumPage(chromium, Files.createDirectories(tmp.resolve("profile")), 1400, 1000)) {
                 page.navigate(url);
                 // connected without a login form, and the guide played on connect
-                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(120), "the guide");
+                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(240), "the guide");
                 assertEquals("http://localhost:" + ports[1] + "/browser/", page.evaluate("location.href").asText());
                 assertFalse(page.evaluate("!!document.querySelector('input[type=password]')").asBoolean(),
                     "a login form is shown");
@@ -111,7 +111,7 @@ class ServeBrowserChromiumTest {
                 assertEquals("MATCH p = (:Snapshot {id: 'after'})-[:ROOT]->()-[:REF|WEAK_REF]->()\nRETURN p LIMIT 50",
                     page.evaluate("document.querySelector('pre.runnable').textContent.trim()").asText());
                 page.evaluate("document.querySelector('pre.runnable i.fa-play-circle-o').click(), true");
-                page.await("document.querySelectorAll('svg.neod3viz g.node').length >= 10", Duration.ofSeconds(120),
+                page.await("document.querySelectorAll('svg.neod3viz g.node').length >= 10", Duration.ofSeconds(240),
                     "the graph view of the guide's first query");
                 Thread.sleep(3000); // the force layout settles
                 List<String> nodes = captions(page, "svg.neod3viz g.node");
