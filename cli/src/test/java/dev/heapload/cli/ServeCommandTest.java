@@ -47,7 +47,7 @@ import dev.heapload.store.embedded.GraphStore;
 class ServeCommandTest {
 
     /** Guard against a hung child; the start takes 5–30 s depending on the machine's load. */
-    private static final long GUARD_SECONDS = 240;
+    private static final long GUARD_SECONDS = 480; // a hang guard: serve took 270 s to start at load 30
 
     @TempDir
     static Path tmp;
