@@ -206,8 +206,9 @@ class ServeCommandTest {
                 assertTrue(big.code().contains("MemoryPoolOutOfMemoryError") || big.code().contains("TransactionTimedOut"),
                     big.code() + ": " + big.getMessage());
                 // a string doubled by reduce is not counted by Neo4j's memory pool: the JVM's heap runs out inside
-                // the Bolt worker, which Neo4j turns into an error for this client (measured: "An unknown error
-                // occurred.", Neo.DatabaseError.General.UnknownError) and the server answers on
+                // the Bolt worker, which Neo4j turns into an error for this client (measured: "Java heap space",
+                // Neo.TransientError.General.OutOfMemoryError; over HTTP "An unknown error occurred.") and the server
+                // answers on
                 start = System.nanoTime();
                 org.neo4j.driver.exceptions.Neo4jException doubled = assertThrows(
                     org.neo4j.driver.exceptions.Neo4jException.class, () -> session.run(
