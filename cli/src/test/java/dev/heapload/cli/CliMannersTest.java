@@ -206,6 +206,7 @@ class CliMannersTest {
         assertEquals(0, stdin.code(), stdin.err());
         assertEquals("roots\n2\n", stdin.out());
         Path secret = Files.writeString(tmp.resolve("secret.csv"), "the secret\n");
+        String state = StoreState.of(db, "after");
         List<String[]> refused = List.of(
             new String[] {"heapload: query 'ad-hoc' would change the graph; queries are read-only (nothing was changed)",
                 "cypher", "MATCH (n) DETACH DELETE n"},
@@ -235,6 +236,7 @@ class CliMannersTest {
                 "-p", "snapshot=" + snapshot[0], "--format", "csv", "--db", d);
             assertEquals("n\n" + snapshot[1] + "\n", count.out(), "the refused writes changed nothing");
         }
+        assertEquals(state, StoreState.of(db, "after"), "snapshot list, summary rows or snapshot files changed");
     }
 
     private static HeapLoadCommandTest.Run withStdin(String text, java.util.function.Supplier<HeapLoadCommandTest.Run> run) {

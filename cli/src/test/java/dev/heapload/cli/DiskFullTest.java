@@ -116,6 +116,15 @@ class DiskFullTest {
         return filler;
     }
 
+    /** Runs heapload in this JVM and prints how long it took to end (for the reader of the test log). */
+    private static HeapLoadCommandTest.Run timed(String what, String... args) {
+        long start = System.nanoTime();
+        HeapLoadCommandTest.Run r = HeapLoadCommandTest.run(args);
+        System.out.printf("DiskFullTest: %s ended after %.1f s with exit %d%n", what, (System.nanoTime() - start) / 1e9,
+            r.code());
+        return r;
+    }
+
     private static void assertOneLine(HeapLoadCommandTest.Run r, String regex) {
         assertEquals(1, r.code(), r.err());
         assertEquals("", r.out());
@@ -130,10 +139,10 @@ class DiskFullTest {
         try {
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
             String tail = ": \\d+\\.\\d [KM]iB free, about \\d\\.\\d MiB needed; nothing was changed\n";
-            assertOneLine(HeapLoadCommandTest.run("--db", db.toString(), "--name", "third",
+            assertOneLine(timed("a load on a full disk", "--db", db.toString(), "--name", "third",
                 testdata.resolve("after.json").toString()),
                 "heapload: not enough disk space in " + dir + " for loading 'third'" + tail);
-            assertOneLine(HeapLoadCommandTest.run("--db", db.toString(), "--replace",
+            assertOneLine(timed("a --replace on a full disk", "--db", db.toString(), "--replace",
                 testdata.resolve("after.json").toString()),
                 "heapload: not enough disk space in " + dir + " for loading \\(or replacing\\) 'after'" + tail);
             // a delete is a catalog commit and the removal of the snapshot's files (docs/store.md): it needs no free
@@ -151,7 +160,7 @@ class DiskFullTest {
         Path filler = fill(128L << 10);
         try {
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
-            assertOneLine(HeapLoadCommandTest.run("query", "--db", db.toString(), "summary", "-p", "snapshot=after"),
+            assertOneLine(timed("a query on a full disk", "query", "--db", db.toString(), "summary", "-p", "snapshot=after"),
                 "heapload: not enough disk space in " + dir + " to start the graph's database: \\d+\\.\\d KiB free,"
                     + " about 1\\.0 MiB needed; the store is unchanged\n");
         } finally {
@@ -174,7 +183,10 @@ class DiskFullTest {
             boolean sawBuild = ChildHeapLoad.awaitGraphBuild(p, db, 120);
             assertTrue(sawBuild, "the child never started building: " + Files.readString(childLog));
             filler = fill(0);
+            long full = System.nanoTime();
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the load hung on the full disk");
+            System.out.printf("DiskFullTest: a load whose disk filled during the import ended %.1f s after the disk "
+                + "was full%n", (System.nanoTime() - full) / 1e9);
             String err = Files.readString(childLog);
             assertEquals(1, p.exitValue(), err);
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
@@ -189,5 +201,37 @@ class DiskFullTest {
         // a half-built graph is deleted by the failed load itself; the next command would remove one too
         assertEquals(List.of(), leftovers());
         assertEquals(before, state());
+    }
+
+    /**
+     * A delete is a catalog commit and the removal of the snapshot's files (docs/store.md): on a disk with no byte
+     * free it still works, and the other snapshot's summary rows and file stay as they were, with no leftovers.
+     */
+    @Test
+    void aDeleteOnAFullDiskWorksAndLeavesTheOtherSnapshotAsItWas() throws Exception {
+        Assumptions.assumeTrue(Files.exists(db.resolve("snapshots").resolve("before.hsnap")), "'before' was deleted already");
+        String summary = afterSummaryAndFile();
+        Path filler = fill(0);
+        try {
+            HeapLoadCommandTest.Run r = timed("a delete on a full disk", "snapshots", "--db", db.toString(), "--delete",
+                "before");
+            assertEquals(0, r.code(), r.err());
+        } finally {
+            Files.delete(filler);
+        }
+        assertEquals(List.of(), leftovers());
+        assertEquals(summary, afterSummaryAndFile());
+        HeapLoadCommandTest.Run list = HeapLoadCommandTest.run("snapshots", "--db", db.toString());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("after") && !list.out().contains("before"), list.out());
+        assertTrue(Files.notExists(db.resolve("snapshots").resolve("before.hsnap")));
+    }
+
+    /** The summary query's rows for 'after' and the checksum of its snapshot file. */
+    private static String afterSummaryAndFile() throws IOException {
+        HeapLoadCommandTest.Run summary = HeapLoadCommandTest.run("query", "--db", db.toString(), "--format", "csv",
+            "summary", "-p", "snapshot=after");
+        assertEquals(0, summary.code(), summary.err());
+        return summary.out() + sha256(db.resolve("snapshots").resolve("after.hsnap"));
     }
 }

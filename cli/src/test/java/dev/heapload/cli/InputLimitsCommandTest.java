@@ -35,6 +35,7 @@ class InputLimitsCommandTest {
     static Path db;
     static Path example;
     static TreeMap<String, String> before;
+    static String beforeState;
 
     static Run run(String... args) {
         return HeapLoadCommandTest.run(args);
@@ -61,11 +62,13 @@ class InputLimitsCommandTest {
         db = tmp.resolve("db");
         assertEquals(0, run("--db", db.toString(), example.toString()).code());
         before = storeChecksums();
+        beforeState = StoreState.of(db, "after");
         assertTrue(before.keySet().stream().anyMatch(k -> k.endsWith("after.hsnap")), before.toString());
     }
 
     private static void assertStoreUnchanged() throws Exception {
         assertEquals(before, storeChecksums());
+        assertEquals(beforeState, StoreState.of(db, "after"));
         Run list = run("snapshots", "--db", db.toString());
         assertEquals(0, list.code(), list.err());
         assertEquals(1, list.out().lines().filter(l -> l.contains("after")).count(), list.out());
@@ -77,13 +80,38 @@ class InputLimitsCommandTest {
         Path deep = Files.writeString(tmp.resolve("deep.json"),
             "{\"objects\":{\"0x1\":{\"type\":\"table\",\"x\":" + "[".repeat(10_001) + "]".repeat(10_001) + "}}}");
         Path dup = Files.writeString(tmp.resolve("dup.json"), "{\"objects\":{},\"roots\":{},\"objects\":{}}");
+        String record = "{\"objects\":{\"0x1\":{\"type\":\"table\",\"cat\":0,\"size\":40,";
+        Path dupField = Files.writeString(tmp.resolve("dup-field.json"), record + "\"size\":80}},\"roots\":{}}");
+        // a gzip bomb: a 16 MiB string of one letter packs over 1000:1
+        Path bomb = tmp.resolve("bomb.json.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(bomb))) {
+            out.write("{\"objects\":{\"0x1\":{\"type\":\"string\",\"data\":\"".getBytes(StandardCharsets.US_ASCII));
+            byte[] block = new byte[1 << 20];
+            java.util.Arrays.fill(block, (byte) 'a');
+            for (int i = 0; i < 16; i++) {
+                out.write(block);
+            }
+            out.write("\"}},\"roots\":{}}".getBytes(StandardCharsets.US_ASCII));
+        }
+        long gz = Files.size(bomb);
+        long content = "{\"objects\":{\"0x1\":{\"type\":\"string\",\"data\":\"".length() + (16L << 20)
+            + "\"}},\"roots\":{}}".length();
+        long limit = dev.heapload.io.InputLimits.gzipContentLimit(gz, content);
+        assertTrue(limit < content, "the ratio limit, not the stated size, stops it: " + gz);
         List<String> problems = new ArrayList<>();
         for (String[] c : new String[][] {
             {two.toString(), two + ": byte 0: not a complete gzip file (it ends inside the gzip header; truncated?)"},
             {deep.toString(), deep + ": byte 10036: nesting deeper than 10,000 levels (limit of heapload's readers)"},
             {dup.toString(), dup + ": byte 25: not a Luau heap dump: a second top-level \"objects\" member"},
+            {dupField.toString(), dupField + ": byte " + record.length() + ": the record of \"0x1\" has a second \"size\" field"},
+            {bomb.toString(), bomb + ": byte " + limit + ": gzip content larger than " + String.format("%,d", limit)
+                + " bytes, the most a " + String.format("%,d", gz) + "-byte file may expand to (1000:1 and its stated size;"
+                + " limit of heapload's readers)"},
         }) {
+            long start = System.nanoTime();
             Run r = run("--db", db.toString(), c[0]);
+            System.out.printf("InputLimitsCommandTest: %s refused after %.2f s%n", Path.of(c[0]).getFileName(),
+                (System.nanoTime() - start) / 1e9);
             if (r.code() != 1 || !r.err().equals("heapload: " + c[1] + System.lineSeparator()) || !r.out().isEmpty()) {
                 problems.add(c[0] + ": exit " + r.code() + ", stderr " + r.err() + ", stdout " + r.out());
             }
@@ -146,12 +174,15 @@ class InputLimitsCommandTest {
             "dev.heapload.cli.HeapLoad", "--db", db.toString(), "--no-progress", big.toString());
         pb.environment().put("HEAPLOAD_XMX", "64m");
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        long start = System.nanoTime();
         Process p = pb.start();
         String err;
         try (InputStream e = p.getErrorStream()) {
             err = new String(e.readAllBytes(), StandardCharsets.UTF_8);
         }
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "exits");
+        System.out.printf("InputLimitsCommandTest: out of memory reported %.1f s after the start (JVM start included)%n",
+            (System.nanoTime() - start) / 1e9);
         assertEquals(1, p.exitValue(), err);
         assertTrue(err.matches("heapload: out of memory in phase 'read big\\.json' \\(Java heap \\d+ MiB, HEAPLOAD_XMX=64m\\); "
             + "the store is as it was; raise the heap with HEAPLOAD_XMX, e\\.g\\. HEAPLOAD_XMX=2048m heapload …\\R"), err);

@@ -127,6 +127,7 @@ class QueryCommandTest {
             LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row
             """);
         Path empty = Files.createDirectories(tmp.resolve("empty"));
+        String state = StoreState.of(db, "after");
         List<String[]> cases = List.of(
             new String[] {"heapload: query 'file-reader' refused: LOAD CSV is off (queries read the graph only, no files or URLs)",
                 "query", fileReader.toString(), "--db", db.toString()},
@@ -171,6 +172,7 @@ class QueryCommandTest {
         assertEquals(871L, run("query", "summary", "-p", "snapshot=after", "--format", "csv", "--db", db.toString()).out()
             .lines().filter(l -> l.startsWith("all,")).map(l -> Long.parseLong(l.split(",")[2])).findFirst().orElse(-1L),
             "the refused writer changed nothing");
+        assertEquals(state, StoreState.of(db, "after"), "snapshot list, summary rows or snapshot files changed");
         HeapLoadCommandTest.Run usage = run("query", "summary", "-p", "snapshot=after", "--format", "xml", "--db", db.toString());
         assertEquals(2, usage.code());
         assertEquals("heapload: --format must be table, csv or json, not 'xml'\n"

@@ -31,6 +31,7 @@ class QueryWatchdogTest {
         HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--db", db.toString(), "--no-progress",
             testdata.resolve("luau").resolve("event-listeners").resolve("after.json").toString());
         assertEquals(0, load.code(), load.err());
+        String state = StoreState.of(db, "after");
         Path cypher = tmp.resolve("spin.cypher");
         Files.writeString(cypher, "// name: spin\n// description: CPU-bound, one row\n// columns: n\n"
             + "RETURN size([x IN range(1, 40000000000) WHERE x < 0]) AS n\n");
@@ -53,6 +54,8 @@ class QueryWatchdogTest {
             + "--timeout)\n") || line.equals("heapload: query 'spin' did not stop within 10 s after its timeout of 1 s "
             + "(CPU- or GC-bound); exiting\n"), line);
         assertEquals("", Files.readString(out));
+        // the store was only read: the same snapshot list, summary rows and snapshot files
+        assertEquals(state, StoreState.of(db, "after"));
         // the store was only read: it opens, with its snapshot
         try (GraphStore store = GraphStore.open(db)) {
             assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());

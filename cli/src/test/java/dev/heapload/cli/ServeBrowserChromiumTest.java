@@ -26,8 +26,9 @@ import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code heapload serve} with Neo4j Browser as a person meets it, in headless Chromium: the printed Browser address
- * opens Browser connected (no login form), the heapload guide shows by itself with the saved queries filled in.
- * A screenshot is kept as
+ * opens Browser connected (no login form), the heapload guide shows by itself with the saved queries filled in, its
+ * first query runs from the run icon of its code block and the graph view shows the served style's captions (nodes
+ * by snapshot id or by type and label, relationships by name). A screenshot of the graph is kept as
  * {@code target/serve-browser.png}. Also issue 22's temp-file bug: the folder holding Browser's jar (a copy in a
  * folder of its own on the child's class path, as {@code cli/target/lib} holds it for the launcher) is unchanged
  * afterwards, its own modification time included (the launcher takes a newer folder for a stale class-data archive).
@@ -35,7 +36,7 @@ import dev.heapload.store.embedded.GraphStore;
  */
 class ServeBrowserChromiumTest {
 
-    private static final long GUARD_SECONDS = 240;
+    private static final long GUARD_SECONDS = 480; // a hang guard: serve took 270 s to start at load 30
 
     @TempDir
     Path tmp;
@@ -90,7 +91,7 @@ class ServeBrowserChromiumTest {
             try (ChromiumPage page = new ChromiumPage(chromium, Files.createDirectories(tmp.resolve("profile")), 1400, 1000)) {
                 page.navigate(url);
                 // connected without a login form, and the guide played on connect
-                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(120), "the guide");
+                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(240), "the guide");
                 assertEquals("http://localhost:" + ports[1] + "/browser/", page.evaluate("location.href").asText());
                 assertFalse(page.evaluate("!!document.querySelector('input[type=password]')").asBoolean(),
                     "a login form is shown");
@@ -102,8 +103,36 @@ class ServeBrowserChromiumTest {
                 assertTrue(guide.contains("baseline: 'before'") || guide.contains("id: 'before'"), guide);
                 assertFalse(page.evaluate("document.body.innerText.includes('$snapshot')").asBoolean(), guide);
 
-                // (not yet passing, so not asserted: running a guide block from the test; Browser showed no graph
-                // view within 60 s after a click on the block's run icon or on the block and Run)
+                // a guide query runs from its block's run icon (Browser prepends it to each code block of the guide)
+                // and the graph view shows captions from the served style: nodes by id / type and label,
+                // relationships by name ("root ..." for the roots, "weak ..." for weak references)
+                page.await("document.querySelector('pre.runnable i.fa-play-circle-o')", Duration.ofSeconds(60),
+                    "the run icon of the guide's code blocks");
+                assertEquals("MATCH p = (:Snapshot {id: 'after'})-[:ROOT]->()-[:REF|WEAK_REF]->()\nRETURN p LIMIT 50",
+                    page.evaluate("document.querySelector('pre.runnable').textContent.trim()").asText());
+                page.evaluate("document.querySelector('pre.runnable i.fa-play-circle-o').click(), true");
+                page.await("document.querySelectorAll('svg.neod3viz g.node').length >= 10", Duration.ofSeconds(240),
+                    "the graph view of the guide's first query");
+                Thread.sleep(3000); // the force layout settles
+                List<String> nodes = captions(page, "svg.neod3viz g.node");
+                List<String> relationships = captions(page, "svg.neod3viz g.relationship");
+                System.out.println("ServeBrowserChromiumTest: " + nodes.size() + " nodes " + nodes + ", "
+                    + relationships.size() + " relationships " + relationships);
+                assertTrue(nodes.contains("after"), "the Snapshot node captioned by its id: " + nodes);
+                assertTrue(nodes.stream().allMatch(c -> !c.isBlank()), "an uncaptioned node: " + nodes);
+                // objects by type and label ("table", "string _LOADED", clipped with ... to the circle by Browser)
+                assertTrue(nodes.contains("table"), "tables by type: " + nodes);
+                assertTrue(nodes.stream().anyMatch(c -> c.startsWith("string ") && c.length() > "string ".length()),
+                    "strings by type and label: " + nodes);
+                assertTrue(nodes.stream().noneMatch(c -> c.matches("\\d+") || c.equals("Object")),
+                    "a node captioned by its id or label: " + nodes);
+                // the roots ("root registry", "root mainthread", clipped to the edge's length) and references by name
+                // ("_G", "_LOADED", ...); Browser also draws the other relationships between the shown nodes
+                // (TOP_RETAINER, ...), which the style leaves captioned by type
+                assertTrue(relationships.stream().anyMatch(c -> c.startsWith("ro")), "roots by name: " + relationships);
+                assertTrue(relationships.stream().anyMatch(c -> c.startsWith("_")), "references by name: " + relationships);
+                assertTrue(relationships.stream().noneMatch(c -> c.startsWith("REF") || c.startsWith("ROOT")),
+                    "a reference or root captioned by its type: " + relationships);
                 Files.write(shot, page.screenshot());
                 System.out.println("ServeBrowserChromiumTest: screenshot " + shot.toAbsolutePath());
             }
@@ -116,6 +145,16 @@ class ServeBrowserChromiumTest {
         assertEquals(143, serve.exitValue());
         // issue 22: serving Browser wrote nothing next to its jar
         assertEquals(libBefore, listing(lib));
+    }
+
+    /** The caption of each element matching {@code selector} in the graph view: its text elements' text. */
+    private static List<String> captions(ChromiumPage page, String selector) throws Exception {
+        List<String> captions = new ArrayList<>();
+        for (var c : page.evaluate("Array.from(document.querySelectorAll('" + selector + "')).map(g => "
+            + "Array.from(g.querySelectorAll('text')).map(t => t.textContent).join(' ').trim())")) {
+            captions.add(c.asText());
+        }
+        return captions;
     }
 
     /** Each entry of {@code dir} (and {@code dir} itself) with its size and modification time. */

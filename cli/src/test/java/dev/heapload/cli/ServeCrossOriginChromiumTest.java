@@ -64,6 +64,7 @@ class ServeCrossOriginChromiumTest {
         Path db = tmp.resolve("db");
         HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--db", db.toString(), "--no-progress", dump.toString());
         assertEquals(0, load.code(), load.err());
+        String state = StoreState.of(db, "after");
         int[] ports = ServeCommandTest.freePorts();
         HttpServer other = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         byte[] page = PAGE.replace("HTTP", String.valueOf(ports[1])).getBytes(StandardCharsets.UTF_8);
@@ -102,7 +103,8 @@ class ServeCrossOriginChromiumTest {
         assertEquals("refused: NetworkError", result.get("read").asText(), result.toString());
         assertEquals("refused: NetworkError", result.get("set").asText(), result.toString());
         assertTrue(result.get("write").asText().startsWith("refused: "), result.toString());
-        // after serve stopped: the same snapshot and objects
+        // after serve stopped: the same snapshot list, summary rows and snapshot files, and objects
+        assertEquals(state, StoreState.of(db, "after"));
         try (GraphStore store = GraphStore.open(db)) {
             assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
             try (Transaction tx = store.database().beginTx()) {

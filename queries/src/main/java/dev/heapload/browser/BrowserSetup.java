@@ -276,8 +276,10 @@ public final class BrowserSetup {
                         Map<String, Object> values) {
         String newest = (String) values.get("snapshot");
         StringBuilder h = new StringBuilder();
-        h.append("<article class=\"guide\"><carousel class=\"deck container-fluid\"><slide class=\"row-fluid\">"
-            + "<div class=\"col-sm-12\">\n");
+        // no <carousel>/<slide>: Browser 5.24 renders a guide of exactly one <slide> without its click handlers (the
+        // Directives wrapper is applied to a carousel of two or more slides, or to a guide without slides; seen in
+        // its bundled app-*.js), so its code blocks would get neither their run icon nor a click into the editor
+        h.append("<article class=\"guide\"><div class=\"col-sm-12\">\n");
         h.append("<h3>heapload: ").append(html(store.toString())).append("</h3>\n");
         h.append("<p>Snapshots, in load order: ");
         List<String> parts = new ArrayList<>();
@@ -317,7 +319,7 @@ public final class BrowserSetup {
             }
             h.append(runnable(fillIn(body(q.text()), filled)));
         }
-        h.append("</div></slide></carousel></article>\n");
+        h.append("</div></article>\n");
         return h.toString();
     }
 
