@@ -13,6 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
 
 import dev.heapload.analysis.HeapAnalysis;
 
@@ -21,7 +24,13 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 2, little-endian; version 1 is read too: it has no producer and VM version and ends before "dangling")</h2>
+ * <h2>Layout (format version 3, little-endian; versions 1 and 2 are read too)</h2>
+ * Version 3 is version 2 compressed: the magic and version are plain, everything after them up to the checksum (the
+ * body below, end magic included) is one raw DEFLATE stream (level 1, {@link Deflater}), followed by a long holding
+ * the stream's uncompressed length (which bounds every count and length read from it) and the CRC-32C of the
+ * uncompressed bytes. A store's model files are about 8 times smaller so (a 72k-object Luau snapshot: 6.5 MB as
+ * version 2, 0.8 MB as version 3) for about 0.1 s more CPU per 70k objects written and read. Version 2 is the
+ * same body uncompressed; version 1 has no producer and VM version and ends before "dangling".
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
@@ -50,8 +59,11 @@ public final class HeapSnapshotFile {
 
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
-    /** Format version written by this class; it also reads version 1 (no producer and VM version, no references to nothing). */
-    public static final int VERSION = 2;
+    /**
+     * Format version written by this class (3: the body compressed); it also reads version 2 (the same body
+     * uncompressed) and version 1 (no producer and VM version, no references to nothing).
+     */
+    public static final int VERSION = 3;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
     private static final int PROGRESS_STEP = 1 << 16;
@@ -72,6 +84,11 @@ public final class HeapSnapshotFile {
      * @throws IOException on any file-system error; the file is then incomplete and should be deleted
      */
     public static void write(HeapSnapshot snapshot, Path file, Progress progress) throws IOException {
+        write(snapshot, file, progress, true);
+    }
+
+    /** {@link #write(HeapSnapshot, Path, Progress)} as version 3 ({@code compressed}) or version 2 (for tests). */
+    static void write(HeapSnapshot snapshot, Path file, Progress progress, boolean compressed) throws IOException {
         int n = snapshot.objectCount();
         int m = snapshot.referenceCount();
         progress.start("write", n, "objects");
@@ -79,7 +96,10 @@ public final class HeapSnapshotFile {
             StandardOpenOption.TRUNCATE_EXISTING)) {
             Out out = new Out(channel);
             out.putInt(MAGIC);
-            out.putInt(VERSION);
+            out.putInt(compressed ? VERSION : 2);
+            if (compressed) {
+                out.compress();
+            }
 
             SnapshotInfo info = snapshot.info();
             out.putString(info.id());
@@ -196,9 +216,12 @@ public final class HeapSnapshotFile {
                 throw new IOException(file + ": not a heapload snapshot file (bad magic)");
             }
             int version = in.getInt();
-            if (version != VERSION && version != 1) {
+            if (version != VERSION && version != 2 && version != 1) {
                 throw new IOException(file + ": snapshot file format version " + version
-                    + " is not supported (this build reads version " + VERSION + ")");
+                    + " is not supported (this build reads versions 1 to " + VERSION + ")");
+            }
+            if (version == 3) {
+                in.decompress();
             }
             String id = in.getString();
             String vm = in.getString();
@@ -325,18 +348,46 @@ public final class HeapSnapshotFile {
         private final FileChannel channel;
         private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
         private final CRC32C crc = new CRC32C();
+        /** From {@link #compress} on: what follows goes through this, into {@link #packed}. */
+        private Deflater deflater;
+        private ByteBuffer packed;
+        private long raw;
 
         Out(FileChannel channel) {
             this.channel = channel;
         }
 
+        /** Writes what was put so far plainly; everything put after this call is compressed (version 3). */
+        void compress() throws IOException {
+            flush();
+            deflater = new Deflater(1, true);
+            packed = ByteBuffer.allocate(BUFFER);
+        }
+
         private void flush() throws IOException {
             buf.flip();
             crc.update(buf.array(), 0, buf.limit());
-            while (buf.hasRemaining()) {
-                channel.write(buf);
+            if (deflater == null) {
+                while (buf.hasRemaining()) {
+                    channel.write(buf);
+                }
+            } else {
+                deflater.setInput(buf.array(), 0, buf.limit());
+                raw += buf.limit();
+                while (!deflater.needsInput()) {
+                    drain();
+                }
             }
             buf.clear();
+        }
+
+        /** Compresses what the deflater holds into {@link #packed} and writes it. */
+        private void drain() throws IOException {
+            int k = deflater.deflate(packed.array(), 0, packed.capacity());
+            packed.position(0).limit(k);
+            while (packed.hasRemaining()) {
+                channel.write(packed);
+            }
         }
 
         private void room(int bytes) throws IOException {
@@ -423,6 +474,14 @@ public final class HeapSnapshotFile {
         /** Flushes the body and appends the checksum (not itself checksummed). */
         void finish() throws IOException {
             flush();
+            if (deflater != null) {
+                deflater.finish();
+                while (!deflater.finished()) {
+                    drain();
+                }
+                deflater.end();
+                buf.putLong(raw);
+            }
             buf.putLong(crc.getValue());
             buf.flip();
             while (buf.hasRemaining()) {
@@ -435,18 +494,108 @@ public final class HeapSnapshotFile {
     /** Buffered little-endian reader over the body (all bytes before the 8-byte checksum). */
     private static final class In {
         private final FileChannel channel;
-        private final long bodyEnd;
+        private long bodyEnd;
         private final Path file;
         private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
         private final CRC32C crc = new CRC32C();
         private long filePos;
         private int checked;
+        /** From {@link #decompress} on: the body is inflated from the file's bytes in {@link #packed}. */
+        private Inflater inflater;
+        private ByteBuffer packed;
+        /** Where the checksum is (the end of the body of versions 1 and 2). */
+        private final long crcAt;
+        /** Version 3: the compressed body's uncompressed length, and how many of its bytes were inflated. */
+        private long rawLength;
+        private long produced;
 
         In(FileChannel channel, long bodyEnd, Path file) {
             this.channel = channel;
             this.bodyEnd = bodyEnd;
+            this.crcAt = bodyEnd;
             this.file = file;
             buf.limit(0);
+        }
+
+        /**
+         * What follows the bytes read so far (which must be the whole plain header: the first {@code need} reads
+         * at most 8 bytes ahead of it when it fills the buffer) is one raw DEFLATE stream up to {@code bodyEnd}.
+         */
+        void decompress() throws IOException {
+            // the stream ends before the length and the checksum
+            bodyEnd = crcAt - 8;
+            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            while (length.hasRemaining()) {
+                if (channel.read(length, bodyEnd + length.position()) < 0) {
+                    throw new EOFException(file + ": truncated snapshot file");
+                }
+            }
+            rawLength = length.getLong(0);
+            if (rawLength < 0) {
+                throw new IOException(file + ": corrupt snapshot file (length " + rawLength + ")");
+            }
+            // the buffered bytes past the header are compressed: hand those before the length to the inflater
+            crc.update(buf.array(), checked, buf.position() - checked);
+            long bufferedFrom = filePos - buf.remaining();
+            int take = (int) Math.max(0, Math.min(buf.remaining(), bodyEnd - bufferedFrom));
+            filePos = bufferedFrom + take;
+            packed = ByteBuffer.allocate(BUFFER);
+            packed.put(buf.array(), buf.position(), take).flip();
+            buf.position(buf.limit());
+            checked = buf.position();
+            inflater = new Inflater(true);
+            inflater.setInput(packed.array(), 0, packed.limit());
+        }
+
+        /** Reads more into {@code buf} at its position; -1 at the end of the body. */
+        private int fill() throws IOException {
+            if (inflater == null) {
+                long left = bodyEnd - filePos;
+                if (left <= 0) {
+                    return -1;
+                }
+                if (left < buf.remaining()) {
+                    buf.limit(buf.position() + (int) left);
+                }
+                int r = channel.read(buf, filePos);
+                buf.limit(buf.capacity());
+                if (r > 0) {
+                    filePos += r;
+                }
+                return r;
+            }
+            while (true) {
+                int k;
+                try {
+                    k = inflater.inflate(buf.array(), buf.position(), buf.remaining());
+                } catch (DataFormatException e) {
+                    throw new IOException(file + ": corrupt snapshot file (" + e.getMessage() + ")", e);
+                }
+                if (k > 0) {
+                    buf.position(buf.position() + k);
+                    produced += k;
+                    return k;
+                }
+                if (inflater.finished()) {
+                    return -1;
+                }
+                if (inflater.needsInput()) {
+                    long left = bodyEnd - filePos;
+                    if (left <= 0) {
+                        return -1;
+                    }
+                    packed.clear();
+                    if (left < packed.capacity()) {
+                        packed.limit((int) left);
+                    }
+                    int r = channel.read(packed, filePos);
+                    if (r < 0) {
+                        return -1;
+                    }
+                    filePos += r;
+                    inflater.setInput(packed.array(), 0, r);
+                }
+            }
         }
 
         /** Makes at least {@code bytes} (at most the buffer size) available. */
@@ -457,33 +606,38 @@ public final class HeapSnapshotFile {
             crc.update(buf.array(), checked, buf.position() - checked);
             buf.compact();
             while (buf.position() < bytes) {
-                long left = bodyEnd - filePos;
-                if (left <= 0) {
+                if (fill() < 0) {
                     throw new EOFException(file + ": truncated snapshot file");
                 }
-                if (left < buf.remaining()) {
-                    buf.limit(buf.position() + (int) left);
-                }
-                int r = channel.read(buf, filePos);
-                if (r < 0) {
-                    throw new EOFException(file + ": truncated snapshot file");
-                }
-                filePos += r;
-                buf.limit(buf.capacity());
             }
             buf.flip();
             checked = 0;
         }
 
         void verifyChecksum() throws IOException {
-            if (buf.hasRemaining() || filePos != bodyEnd) {
+            if (buf.hasRemaining()) {
                 throw new IOException(file + ": corrupt snapshot file (trailing bytes)");
             }
             crc.update(buf.array(), checked, buf.position() - checked);
             checked = buf.position();
+            if (inflater != null) {
+                // the stream must end here: nothing more inflates, and its end marker is read
+                buf.clear();
+                int more = fill();
+                boolean ended = more < 0 && inflater.finished() && inflater.getRemaining() == 0
+                    && produced == rawLength;
+                inflater.end();
+                if (!ended) {
+                    throw new IOException(file + ": corrupt snapshot file (" + (more > 0 ? "trailing bytes"
+                        : "truncated compressed body") + ")");
+                }
+            }
+            if (filePos != bodyEnd) {
+                throw new IOException(file + ": corrupt snapshot file (trailing bytes)");
+            }
             ByteBuffer tail = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             while (tail.hasRemaining()) {
-                if (channel.read(tail, bodyEnd + tail.position()) < 0) {
+                if (channel.read(tail, crcAt + tail.position()) < 0) {
                     throw new EOFException(file + ": truncated snapshot file");
                 }
             }
@@ -507,7 +661,21 @@ public final class HeapSnapshotFile {
             if (v < 0) {
                 throw new IOException(file + ": corrupt snapshot file (negative count)");
             }
+            fits(v, 1);
             return v;
+        }
+
+        /**
+         * Refuses {@code count} elements of {@code width} bytes when fewer bytes are left in the body: a damaged
+         * count or length then fails with one line instead of allocating a huge array (every counted element takes
+         * at least one byte).
+         */
+        private void fits(long count, int width) throws IOException {
+            long left = inflater == null ? bodyEnd - filePos + buf.remaining() : rawLength - produced + buf.remaining();
+            if (count * width > left) {
+                throw new IOException(file + ": corrupt snapshot file (" + count + " elements of " + width
+                    + " bytes, " + left + " bytes left)");
+            }
         }
 
         long getLong() throws IOException {
@@ -523,6 +691,7 @@ public final class HeapSnapshotFile {
             if (len < -1) {
                 throw new IOException(file + ": corrupt snapshot file (string length " + len + ")");
             }
+            fits(len, 1);
             if (len <= BUFFER) {
                 need(len);
                 String s = new String(buf.array(), buf.position(), len, StandardCharsets.UTF_8);
@@ -533,7 +702,9 @@ public final class HeapSnapshotFile {
         }
 
         String[] getStrings() throws IOException {
-            String[] values = new String[getCount()];
+            int count = getCount();
+            fits(count, 4);
+            String[] values = new String[count];
             for (int i = 0; i < values.length; i++) {
                 values[i] = getString();
             }
@@ -541,6 +712,7 @@ public final class HeapSnapshotFile {
         }
 
         byte[] getBytes(int len) throws IOException {
+            fits(len, 1);
             byte[] a = new byte[len];
             int i = 0;
             while (i < len) {
@@ -553,6 +725,7 @@ public final class HeapSnapshotFile {
         }
 
         short[] getShorts(int len) throws IOException {
+            fits(len, 2);
             short[] a = new short[len];
             int i = 0;
             while (i < len) {
@@ -566,6 +739,7 @@ public final class HeapSnapshotFile {
         }
 
         int[] getInts(int len) throws IOException {
+            fits(len, 4);
             int[] a = new int[len];
             int i = 0;
             while (i < len) {
@@ -579,6 +753,7 @@ public final class HeapSnapshotFile {
         }
 
         long[] getLongs(int len) throws IOException {
+            fits(len, 8);
             long[] a = new long[len];
             int i = 0;
             while (i < len) {
