@@ -40,29 +40,29 @@ import dev.heapload.model.MemoryCategory;
  * @param comparisons the comparisons its load made with it as the target, in the load's order (previous snapshot
  *                    first); empty for a first snapshot, an unanalysed one, or a summary of format {@code HLSUM1}
  */
-record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
-                     List<StoredComparison> comparisons) {
+public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
+                            List<StoredComparison> comparisons) {
 
     private static final String MAGIC = "HLSUM2";
     private static final String MAGIC_1 = "HLSUM1";
 
     /** How many of a comparison's largest leak groups a summary keeps. */
-    static final int LEAK_GROUPS = 50;
+    public static final int LEAK_GROUPS = 50;
 
-    StoredSummary {
+    public StoredSummary {
         categories = List.copyOf(categories);
         buckets = List.copyOf(buckets);
         comparisons = List.copyOf(comparisons);
     }
 
     /** The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed), no comparisons. */
-    static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
+    public static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
         return new StoredSummary(new ArrayList<>(snapshot.info().categories().values()),
             stats == null ? List.of() : stats.buckets(), List.of());
     }
 
     /** This summary with {@code comparison} (with {@code baseline}) added after the comparisons it has. */
-    StoredSummary with(String baseline, SnapshotComparison comparison) {
+    public StoredSummary with(String baseline, SnapshotComparison comparison) {
         List<StoredComparison.StoredLeakGroup> groups = new ArrayList<>();
         for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
             if (groups.size() == LEAK_GROUPS) {
@@ -82,7 +82,7 @@ record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bu
      *
      * @throws IOException on file-system errors
      */
-    void write(Path file) throws IOException {
+    public void write(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
             OutputStream raw = Channels.newOutputStream(ch);
@@ -137,7 +137,7 @@ record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bu
      *
      * @throws IOException when the file is missing, damaged or not a summary (message names the file)
      */
-    static StoredSummary read(Path file) throws IOException {
+    public static StoredSummary read(Path file) throws IOException {
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
             String magic = in.readUTF();
