@@ -78,7 +78,7 @@ class LeakHistoryTest {
         LeakHistory.Series c = all.group(LeakHistory.fingerprint(cache(1)));
         assertEquals("n2", c.appeared());
         assertFalse(c.growing(), "no objects gained in n4");
-        assertEquals(List.of(null, 5L, 2L, 0L, 1L), c.nights().stream().map(LeakHistory.Night::objects).toList());
+        assertEquals(java.util.Arrays.asList(null, 5L, 2L, 0L, 1L), c.nights().stream().map(LeakHistory.Night::objects).toList());
         assertEquals(List.of(s), all.growing());
 
         // up to n4 the listeners grew in 2 nights only; with N = 2 they are growing
