@@ -173,16 +173,10 @@ public final class HeapLoad implements Callable<Integer> {
             if (store == null) {
                 store = GraphStore.open(db);
             }
-            // one all-or-nothing commit for all files
-            if (baseline != null && !ids.contains(baseline)) {
-                store.setBaseline(baseline);
-            }
+            // one all-or-nothing commit for all files and the --baseline setting
             bars.reset();
-            store.load(snapshots, replace, bars);
+            store.load(snapshots, replace, baseline, bars);
             bars.end();
-            if (baseline != null && ids.contains(baseline)) {
-                store.setBaseline(baseline);
-            }
             if (keep != null) {
                 List<String> pruned = store.prune(keep, List.of());
                 if (!pruned.isEmpty()) {

@@ -107,6 +107,11 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "Per-query timeout (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
+    @Option(names = "--growing-nights", paramLabel = "N", defaultValue = "3",
+        description = "Flag a leak group growing when it gained objects in each of the last N snapshots up to the target "
+            + "(leak history of the embedded store; default: ${DEFAULT-VALUE}).")
+    int growingNights;
+
     @CommandLine.Mixin
     BoltOptions bolt = new BoltOptions();
 
@@ -122,6 +127,9 @@ final class ReportCommand implements Callable<Integer> {
         }
         if (byIds == !files.isEmpty() || (!byIds && files.size() != 2)) {
             throw new CommandLine.ParameterException(cl, "give BASELINE and TARGET dump files, or --baseline-id ID --target-id ID");
+        }
+        if (growingNights < 1) {
+            throw new CommandLine.ParameterException(cl, "--growing-nights must be at least 1");
         }
         for (String f : formats) {
             if (!FILES.containsKey(f)) {
@@ -198,7 +206,8 @@ final class ReportCommand implements Callable<Integer> {
                 ReportBuilder.Icicle icicle = ReportBuilder.icicle(store, b, t);
                 SavedQueryRunner runner = SavedQueryRunner.on(store, timeout);
                 report = ReportBuilder.build(definition, library, runner, b, t, known, previousGroups, gates, icicle.svg(),
-                    "no new reachable objects: nothing to draw", icicle.crossProcess(), tool());
+                    "no new reachable objects: nothing to draw", icicle.crossProcess(), tool(), store.history(),
+                    growingNights);
             }
         }
         Files.createDirectories(out);

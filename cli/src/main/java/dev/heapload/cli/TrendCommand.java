@@ -58,6 +58,16 @@ final class TrendCommand implements Callable<Integer> {
             + "\"other\"), objects per snapshot.")
     Path svg;
 
+    @Option(names = "--leak", paramLabel = "FINGERPRINT",
+        description = "The history of one leak group (its fingerprint, as reports show it): its new objects and bytes "
+            + "per snapshot relative to the one before, when it appeared, whether it grows (embedded store).")
+    String leak;
+
+    @Option(names = "--growing-nights", paramLabel = "N", defaultValue = "3",
+        description = "With --leak: growing means it gained objects in each of the last N snapshots (default: "
+            + "${DEFAULT-VALUE}).")
+    int growingNights;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
         description = "Stop a query after this many seconds (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
@@ -91,6 +101,24 @@ final class TrendCommand implements Callable<Integer> {
         }
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
         bolt.check(spec);
+        if (leak != null) {
+            if (!leak.matches("[0-9a-fA-F]{" + dev.heapload.report.LeakFingerprint.LENGTH + "}")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--leak takes a leak group's fingerprint: "
+                    + dev.heapload.report.LeakFingerprint.LENGTH + " hex digits, as heapload report shows it");
+            }
+            if (growingNights < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--growing-nights must be at least 1");
+            }
+            if (category != null || byCategory || svg != null || bolt.remote()) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--leak goes with --db, --format and --growing-nights only");
+            }
+            OutputFiles.requireStore(db);
+            try (GraphStore store = GraphStore.openWaiting(db, Duration.ofSeconds(timeoutSeconds + 30),
+                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"))) {
+                return printLeak(fmt, store.history(), db.toAbsolutePath().normalize().toString());
+            }
+        }
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
@@ -117,6 +145,47 @@ final class TrendCommand implements Callable<Integer> {
             return print(fmt, SavedQueryRunner.on(store, timeout),
                 db.toAbsolutePath().normalize().toString());
         }
+    }
+
+    /**
+     * The rows of {@code --leak}: one per snapshot in load order (snapshot, pruned, comparedWith, objects, newBytes,
+     * retainedBytes, heads; null figures where the load made no comparison with the snapshot before), then on stderr
+     * (table format: on stdout after the table) when the group appeared and whether it is growing.
+     */
+    private int printLeak(ResultWriter.Format fmt, List<dev.heapload.store.SnapshotHistory> history, String where)
+        throws IOException {
+        if (history.isEmpty()) {
+            throw new IOException(empty(where));
+        }
+        var h = dev.heapload.report.LeakHistory.of(history, null, growingNights);
+        var s = h.group(leak);
+        if (s == null) {
+            throw new IOException("no leak group " + leak + " in the history of the store " + where + " (fingerprints"
+                + " are in heapload report; the history keeps each load's comparison with the snapshot before it)");
+        }
+        List<List<Object>> rows = new ArrayList<>();
+        for (var n : s.nights()) {
+            List<Object> row = new ArrayList<>();
+            row.add(n.snapshot());
+            row.add(n.pruned());
+            row.add(n.comparedWith());
+            row.add(n.objects());
+            row.add(n.newBytes());
+            row.add(n.retainedBytes());
+            row.add(n.heads());
+            rows.add(row);
+        }
+        QueryResult r = new QueryResult(List.of("snapshot", "pruned", "comparedWith", "objects", "newBytes",
+            "retainedBytes", "heads"), rows, false);
+        PrintStream out = System.out;
+        ResultWriter.write(r, fmt, csvRaw, out);
+        String line = "leak group " + s.fingerprint() + " (" + dev.heapload.queries.SafeText.visible(s.headType())
+            + " heads): " + (s.appeared() == null ? "gained no objects in any snapshot"
+                : "appeared in " + dev.heapload.queries.SafeText.visible(s.appeared())) + "; "
+            + (s.growing() ? "GROWING: gained objects in each of the last " + growingNights + " snapshots"
+                : "not growing (did not gain objects in each of the last " + growingNights + " snapshots)");
+        (fmt == ResultWriter.Format.TABLE ? out : System.err).println(line);
+        return 0;
     }
 
     private static String empty(String where) {

@@ -13,6 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
 
 import dev.heapload.analysis.HeapAnalysis;
 
@@ -21,8 +24,14 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 3, little-endian; versions 1 and 2 are read too: version 1 has no producer and VM version
- * and ends before "dangling", version 2 ends before "frames")</h2>
+ * <h2>Layout (format version 3, little-endian; versions 1 and 2 are read too)</h2>
+ * Version 3 compresses the body: the magic and version are plain, everything after them up to the checksum (the
+ * body below, end magic included) is one raw DEFLATE stream (level 1, {@link Deflater}), followed by a long holding
+ * the stream's uncompressed length (which bounds every count and length read from it) and the CRC-32C of the
+ * uncompressed bytes. A store's model files are about 8 times smaller so (a 72k-object Luau snapshot: 6.5 MB as
+ * version 2, 0.8 MB as version 3) for about 0.1 s more CPU per 70k objects written and read. Version 3 also holds
+ * "frames" (the stack frames of references, e.g. a Lua local's function and line); version 2 is the body
+ * uncompressed and ends before "frames"; version 1 has no producer and VM version and ends before "dangling".
  * <pre>
  *   int   magic 0x50534E48 ("HNSP" read as bytes), int version
  *   info: id, vm, source, sha256 (strings), vmTotalBytes (long),
@@ -54,8 +63,8 @@ public final class HeapSnapshotFile {
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
     /**
-     * Format version written by this class; it also reads version 1 (no producer and VM version, no references to
-     * nothing) and version 2 (no frames of their own).
+     * Format version written by this class (3: the body compressed, with frames); it also reads version 2 (the
+     * body uncompressed, no frames of its own) and version 1 (no producer and VM version, no references to nothing).
      */
     public static final int VERSION = 3;
     private static final int END_MAGIC = 0x444E4548;
@@ -78,6 +87,11 @@ public final class HeapSnapshotFile {
      * @throws IOException on any file-system error; the file is then incomplete and should be deleted
      */
     public static void write(HeapSnapshot snapshot, Path file, Progress progress) throws IOException {
+        write(snapshot, file, progress, true);
+    }
+
+    /** {@link #write(HeapSnapshot, Path, Progress)} as version 3 ({@code compressed}) or version 2 (for tests: no frames). */
+    static void write(HeapSnapshot snapshot, Path file, Progress progress, boolean compressed) throws IOException {
         int n = snapshot.objectCount();
         int m = snapshot.referenceCount();
         progress.start("write", n, "objects");
@@ -85,7 +99,10 @@ public final class HeapSnapshotFile {
             StandardOpenOption.TRUNCATE_EXISTING)) {
             Out out = new Out(channel);
             out.putInt(MAGIC);
-            out.putInt(VERSION);
+            out.putInt(compressed ? VERSION : 2);
+            if (compressed) {
+                out.compress();
+            }
 
             SnapshotInfo info = snapshot.info();
             out.putString(info.id());
@@ -176,10 +193,12 @@ public final class HeapSnapshotFile {
                 out.putByte(d.flagColumn()[r]);
                 out.putByte((byte) (d.incomingColumn()[r] ? 1 : 0));
             }
-            int[] frameReferences = snapshot.frameReferenceColumn();
-            out.putInt(frameReferences.length);
-            out.putInts(frameReferences, frameReferences.length);
-            out.putInts(snapshot.frameNameColumn(), frameReferences.length);
+            if (compressed) {   // version 2 (tests only) ends before the frames
+                int[] frameReferences = snapshot.frameReferenceColumn();
+                out.putInt(frameReferences.length);
+                out.putInts(frameReferences, frameReferences.length);
+                out.putInts(snapshot.frameNameColumn(), frameReferences.length);
+            }
             out.putInt(END_MAGIC);
             out.finish();
             channel.force(true);
@@ -208,7 +227,10 @@ public final class HeapSnapshotFile {
             int version = in.getInt();
             if (version < 1 || version > VERSION) {
                 throw new IOException(file + ": snapshot file format version " + version
-                    + " is not supported (this build reads version " + VERSION + ")");
+                    + " is not supported (this build reads versions 1 to " + VERSION + ")");
+            }
+            if (version == 3) {
+                in.decompress();
             }
             String id = in.getString();
             String vm = in.getString();
@@ -349,18 +371,46 @@ public final class HeapSnapshotFile {
         private final FileChannel channel;
         private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
         private final CRC32C crc = new CRC32C();
+        /** From {@link #compress} on: what follows goes through this, into {@link #packed}. */
+        private Deflater deflater;
+        private ByteBuffer packed;
+        private long raw;
 
         Out(FileChannel channel) {
             this.channel = channel;
         }
 
+        /** Writes what was put so far plainly; everything put after this call is compressed (version 3). */
+        void compress() throws IOException {
+            flush();
+            deflater = new Deflater(1, true);
+            packed = ByteBuffer.allocate(BUFFER);
+        }
+
         private void flush() throws IOException {
             buf.flip();
             crc.update(buf.array(), 0, buf.limit());
-            while (buf.hasRemaining()) {
-                channel.write(buf);
+            if (deflater == null) {
+                while (buf.hasRemaining()) {
+                    channel.write(buf);
+                }
+            } else {
+                deflater.setInput(buf.array(), 0, buf.limit());
+                raw += buf.limit();
+                while (!deflater.needsInput()) {
+                    drain();
+                }
             }
             buf.clear();
+        }
+
+        /** Compresses what the deflater holds into {@link #packed} and writes it. */
+        private void drain() throws IOException {
+            int k = deflater.deflate(packed.array(), 0, packed.capacity());
+            packed.position(0).limit(k);
+            while (packed.hasRemaining()) {
+                channel.write(packed);
+            }
         }
 
         private void room(int bytes) throws IOException {
@@ -447,6 +497,14 @@ public final class HeapSnapshotFile {
         /** Flushes the body and appends the checksum (not itself checksummed). */
         void finish() throws IOException {
             flush();
+            if (deflater != null) {
+                deflater.finish();
+                while (!deflater.finished()) {
+                    drain();
+                }
+                deflater.end();
+                buf.putLong(raw);
+            }
             buf.putLong(crc.getValue());
             buf.flip();
             while (buf.hasRemaining()) {
@@ -459,18 +517,108 @@ public final class HeapSnapshotFile {
     /** Buffered little-endian reader over the body (all bytes before the 8-byte checksum). */
     private static final class In {
         private final FileChannel channel;
-        private final long bodyEnd;
+        private long bodyEnd;
         private final Path file;
         private final ByteBuffer buf = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
         private final CRC32C crc = new CRC32C();
         private long filePos;
         private int checked;
+        /** From {@link #decompress} on: the body is inflated from the file's bytes in {@link #packed}. */
+        private Inflater inflater;
+        private ByteBuffer packed;
+        /** Where the checksum is (the end of the body of versions 1 and 2). */
+        private final long crcAt;
+        /** Version 3: the compressed body's uncompressed length, and how many of its bytes were inflated. */
+        private long rawLength;
+        private long produced;
 
         In(FileChannel channel, long bodyEnd, Path file) {
             this.channel = channel;
             this.bodyEnd = bodyEnd;
+            this.crcAt = bodyEnd;
             this.file = file;
             buf.limit(0);
+        }
+
+        /**
+         * What follows the bytes read so far (which must be the whole plain header: the first {@code need} reads
+         * at most 8 bytes ahead of it when it fills the buffer) is one raw DEFLATE stream up to {@code bodyEnd}.
+         */
+        void decompress() throws IOException {
+            // the stream ends before the length and the checksum
+            bodyEnd = crcAt - 8;
+            ByteBuffer length = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            while (length.hasRemaining()) {
+                if (channel.read(length, bodyEnd + length.position()) < 0) {
+                    throw new EOFException(file + ": truncated snapshot file");
+                }
+            }
+            rawLength = length.getLong(0);
+            if (rawLength < 0) {
+                throw new IOException(file + ": corrupt snapshot file (length " + rawLength + ")");
+            }
+            // the buffered bytes past the header are compressed: hand those before the length to the inflater
+            crc.update(buf.array(), checked, buf.position() - checked);
+            long bufferedFrom = filePos - buf.remaining();
+            int take = (int) Math.max(0, Math.min(buf.remaining(), bodyEnd - bufferedFrom));
+            filePos = bufferedFrom + take;
+            packed = ByteBuffer.allocate(BUFFER);
+            packed.put(buf.array(), buf.position(), take).flip();
+            buf.position(buf.limit());
+            checked = buf.position();
+            inflater = new Inflater(true);
+            inflater.setInput(packed.array(), 0, packed.limit());
+        }
+
+        /** Reads more into {@code buf} at its position; -1 at the end of the body. */
+        private int fill() throws IOException {
+            if (inflater == null) {
+                long left = bodyEnd - filePos;
+                if (left <= 0) {
+                    return -1;
+                }
+                if (left < buf.remaining()) {
+                    buf.limit(buf.position() + (int) left);
+                }
+                int r = channel.read(buf, filePos);
+                buf.limit(buf.capacity());
+                if (r > 0) {
+                    filePos += r;
+                }
+                return r;
+            }
+            while (true) {
+                int k;
+                try {
+                    k = inflater.inflate(buf.array(), buf.position(), buf.remaining());
+                } catch (DataFormatException e) {
+                    throw new IOException(file + ": corrupt snapshot file (" + e.getMessage() + ")", e);
+                }
+                if (k > 0) {
+                    buf.position(buf.position() + k);
+                    produced += k;
+                    return k;
+                }
+                if (inflater.finished()) {
+                    return -1;
+                }
+                if (inflater.needsInput()) {
+                    long left = bodyEnd - filePos;
+                    if (left <= 0) {
+                        return -1;
+                    }
+                    packed.clear();
+                    if (left < packed.capacity()) {
+                        packed.limit((int) left);
+                    }
+                    int r = channel.read(packed, filePos);
+                    if (r < 0) {
+                        return -1;
+                    }
+                    filePos += r;
+                    inflater.setInput(packed.array(), 0, r);
+                }
+            }
         }
 
         /** Makes at least {@code bytes} (at most the buffer size) available. */
@@ -481,33 +629,38 @@ public final class HeapSnapshotFile {
             crc.update(buf.array(), checked, buf.position() - checked);
             buf.compact();
             while (buf.position() < bytes) {
-                long left = bodyEnd - filePos;
-                if (left <= 0) {
+                if (fill() < 0) {
                     throw new EOFException(file + ": truncated snapshot file");
                 }
-                if (left < buf.remaining()) {
-                    buf.limit(buf.position() + (int) left);
-                }
-                int r = channel.read(buf, filePos);
-                if (r < 0) {
-                    throw new EOFException(file + ": truncated snapshot file");
-                }
-                filePos += r;
-                buf.limit(buf.capacity());
             }
             buf.flip();
             checked = 0;
         }
 
         void verifyChecksum() throws IOException {
-            if (buf.hasRemaining() || filePos != bodyEnd) {
+            if (buf.hasRemaining()) {
                 throw new IOException(file + ": corrupt snapshot file (trailing bytes)");
             }
             crc.update(buf.array(), checked, buf.position() - checked);
             checked = buf.position();
+            if (inflater != null) {
+                // the stream must end here: nothing more inflates, and its end marker is read
+                buf.clear();
+                int more = fill();
+                boolean ended = more < 0 && inflater.finished() && inflater.getRemaining() == 0
+                    && produced == rawLength;
+                inflater.end();
+                if (!ended) {
+                    throw new IOException(file + ": corrupt snapshot file (" + (more > 0 ? "trailing bytes"
+                        : "truncated compressed body") + ")");
+                }
+            }
+            if (filePos != bodyEnd) {
+                throw new IOException(file + ": corrupt snapshot file (trailing bytes)");
+            }
             ByteBuffer tail = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             while (tail.hasRemaining()) {
-                if (channel.read(tail, bodyEnd + tail.position()) < 0) {
+                if (channel.read(tail, crcAt + tail.position()) < 0) {
                     throw new EOFException(file + ": truncated snapshot file");
                 }
             }
@@ -531,7 +684,21 @@ public final class HeapSnapshotFile {
             if (v < 0) {
                 throw new IOException(file + ": corrupt snapshot file (negative count)");
             }
+            fits(v, 1);
             return v;
+        }
+
+        /**
+         * Refuses {@code count} elements of {@code width} bytes when fewer bytes are left in the body: a damaged
+         * count or length then fails with one line instead of allocating a huge array (every counted element takes
+         * at least one byte).
+         */
+        private void fits(long count, int width) throws IOException {
+            long left = inflater == null ? bodyEnd - filePos + buf.remaining() : rawLength - produced + buf.remaining();
+            if (count * width > left) {
+                throw new IOException(file + ": corrupt snapshot file (" + count + " elements of " + width
+                    + " bytes, " + left + " bytes left)");
+            }
         }
 
         long getLong() throws IOException {
@@ -547,6 +714,7 @@ public final class HeapSnapshotFile {
             if (len < -1) {
                 throw new IOException(file + ": corrupt snapshot file (string length " + len + ")");
             }
+            fits(len, 1);
             if (len <= BUFFER) {
                 need(len);
                 String s = new String(buf.array(), buf.position(), len, StandardCharsets.UTF_8);
@@ -557,7 +725,9 @@ public final class HeapSnapshotFile {
         }
 
         String[] getStrings() throws IOException {
-            String[] values = new String[getCount()];
+            int count = getCount();
+            fits(count, 4);
+            String[] values = new String[count];
             for (int i = 0; i < values.length; i++) {
                 values[i] = getString();
             }
@@ -565,6 +735,7 @@ public final class HeapSnapshotFile {
         }
 
         byte[] getBytes(int len) throws IOException {
+            fits(len, 1);
             byte[] a = new byte[len];
             int i = 0;
             while (i < len) {
@@ -577,6 +748,7 @@ public final class HeapSnapshotFile {
         }
 
         short[] getShorts(int len) throws IOException {
+            fits(len, 2);
             short[] a = new short[len];
             int i = 0;
             while (i < len) {
@@ -590,6 +762,7 @@ public final class HeapSnapshotFile {
         }
 
         int[] getInts(int len) throws IOException {
+            fits(len, 4);
             int[] a = new int[len];
             int i = 0;
             while (i < len) {
@@ -603,6 +776,7 @@ public final class HeapSnapshotFile {
         }
 
         long[] getLongs(int len) throws IOException {
+            fits(len, 8);
             long[] a = new long[len];
             int i = 0;
             while (i < len) {

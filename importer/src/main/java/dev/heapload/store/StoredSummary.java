@@ -16,36 +16,65 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.analysis.SnapshotStatistics;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.MemoryCategory;
 
 /**
  * The figures of one snapshot that a store keeps forever, also after {@code heapload prune} dropped its graph and
- * model: its memory categories (id, name, the VM's bytes) and its statistics buckets (per type and category:
- * objects, bytes, reachable objects and bytes, largest retained size, weakly referenced unreachable objects). These
- * are what the {@code Snapshot}, {@code Category} and {@code Stats} nodes of the graph hold, so every snapshot's
- * graph gets them for all other snapshots of the store without reading their models (docs/store.md).
+ * model: its memory categories (id, name, the VM's bytes), its statistics buckets (per type and category:
+ * objects, bytes, reachable objects and bytes, largest retained size, weakly referenced unreachable objects) and the
+ * comparisons its load made with it as the target (totals and the {@link #LEAK_GROUPS} largest leak groups with their
+ * retention paths, from which the report's leak fingerprints are computed). The first two are what the
+ * {@code Snapshot}, {@code Category} and {@code Stats} nodes of the graph hold, so every snapshot's graph gets them for
+ * all other snapshots of the store without reading their models; the comparisons are the leak history of
+ * {@code heapload trend --leak} (docs/store.md).
  *
- * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM1}, then counts and fields in
- * {@link DataOutputStream} encoding; a few KiB per snapshot.
+ * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM2} ({@code HLSUM1}: without comparisons, read as
+ * none), then counts and fields in {@link DataOutputStream} encoding; a few KiB per snapshot, up to some tens of KiB
+ * with long retention paths.
  *
- * @param categories the snapshot's memory categories, in the model's order (empty for VMs without them)
- * @param buckets    its statistics buckets; empty when the snapshot was not analysed
+ * @param categories  the snapshot's memory categories, in the model's order (empty for VMs without them)
+ * @param buckets     its statistics buckets; empty when the snapshot was not analysed
+ * @param comparisons the comparisons its load made with it as the target, in the load's order (previous snapshot
+ *                    first); empty for a first snapshot, an unanalysed one, or a summary of format {@code HLSUM1}
  */
-public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets) {
+public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
+                            List<StoredComparison> comparisons) {
 
-    private static final String MAGIC = "HLSUM1";
+    private static final String MAGIC = "HLSUM2";
+    private static final String MAGIC_1 = "HLSUM1";
+
+    /** How many of a comparison's largest leak groups a summary keeps. */
+    public static final int LEAK_GROUPS = 50;
 
     public StoredSummary {
         categories = List.copyOf(categories);
         buckets = List.copyOf(buckets);
+        comparisons = List.copyOf(comparisons);
     }
 
-    /** The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed). */
+    /** The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed), no comparisons. */
     public static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
         return new StoredSummary(new ArrayList<>(snapshot.info().categories().values()),
-            stats == null ? List.of() : stats.buckets());
+            stats == null ? List.of() : stats.buckets(), List.of());
+    }
+
+    /** This summary with {@code comparison} (with {@code baseline}) added after the comparisons it has. */
+    public StoredSummary with(String baseline, SnapshotComparison comparison) {
+        List<StoredComparison.StoredLeakGroup> groups = new ArrayList<>();
+        for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
+            if (groups.size() == LEAK_GROUPS) {
+                break;
+            }
+            groups.add(new StoredComparison.StoredLeakGroup(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(),
+                g.headType(), g.path()));
+        }
+        List<StoredComparison> list = new ArrayList<>(comparisons);
+        list.add(new StoredComparison(baseline, comparison.newObjects(), comparison.newBytes(),
+            comparison.leakGroups().size(), groups));
+        return new StoredSummary(categories, buckets, list);
     }
 
     /**
@@ -79,6 +108,25 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                 out.writeLong(b.maxRetainedSize());
                 out.writeLong(b.weakOnlyObjects());
             }
+            out.writeInt(comparisons.size());
+            for (StoredComparison c : comparisons) {
+                writeString(out, c.baseline());
+                out.writeLong(c.newObjects());
+                out.writeLong(c.newBytes());
+                out.writeInt(c.leakGroupCount());
+                out.writeInt(c.leakGroups().size());
+                for (StoredComparison.StoredLeakGroup g : c.leakGroups()) {
+                    out.writeLong(g.objects());
+                    out.writeLong(g.newBytes());
+                    out.writeLong(g.retainedBytes());
+                    out.writeLong(g.heads());
+                    writeString(out, g.headType());
+                    out.writeInt(g.path().size());
+                    for (String line : g.path()) {
+                        writeString(out, line);
+                    }
+                }
+            }
             out.flush();
             ch.force(true);
         }
@@ -92,7 +140,8 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
     public static StoredSummary read(Path file) throws IOException {
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
-            if (!MAGIC.equals(in.readUTF())) {
+            String magic = in.readUTF();
+            if (!MAGIC.equals(magic) && !MAGIC_1.equals(magic)) {
                 throw new IOException(file + ": not a heapload snapshot summary");
             }
             int n = count(in, file);
@@ -108,7 +157,33 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                 buckets.add(new SnapshotStatistics.Bucket(readString(in), in.readInt(), in.readLong(), in.readLong(),
                     in.readLong(), in.readLong(), in.readLong(), in.readLong()));
             }
-            return new StoredSummary(categories, buckets);
+            List<StoredComparison> comparisons = new ArrayList<>();
+            if (MAGIC.equals(magic)) {
+                int k = count(in, file);
+                for (int i = 0; i < k; i++) {
+                    String baseline = readString(in);
+                    long newObjects = in.readLong();
+                    long newBytes = in.readLong();
+                    int groupCount = in.readInt();
+                    int kept = count(in, file);
+                    List<StoredComparison.StoredLeakGroup> groups = new ArrayList<>(kept);
+                    for (int j = 0; j < kept; j++) {
+                        long objects = in.readLong();
+                        long bytes = in.readLong();
+                        long retained = in.readLong();
+                        long heads = in.readLong();
+                        String headType = readString(in);
+                        int hops = count(in, file);
+                        List<String> path = new ArrayList<>(hops);
+                        for (int h = 0; h < hops; h++) {
+                            path.add(readString(in));
+                        }
+                        groups.add(new StoredComparison.StoredLeakGroup(objects, bytes, retained, heads, headType, path));
+                    }
+                    comparisons.add(new StoredComparison(baseline, newObjects, newBytes, groupCount, groups));
+                }
+            }
+            return new StoredSummary(categories, buckets, comparisons);
         } catch (EOFException | java.io.UTFDataFormatException e) {
             throw new IOException(file + ": damaged snapshot summary (" + e + ")", e);
         }

@@ -31,10 +31,23 @@ import dev.heapload.queries.SafeText;
  * @param sections        the report definition's sections, in order, with query results where they are queries
  * @param icicleSvg       the icicle graph of the new objects as an SVG element without XML prolog, or {@code null}
  * @param icicleNote      why there is no icicle graph, or {@code null}
+ * @param leakHistory     the store's leak groups night by night up to the target ({@link LeakHistory}), only those of
+ *                        {@code groups} and the growing ones; {@code null} when the store's history was not at hand
+ *                        (a report over Bolt)
+ * @param growingNights   the number of last nights a growing group gained objects in (its {@code --growing-nights})
  */
 public record LeakReport(String reportName, String title, String generatedAt, String tool, Snapshot baseline, Snapshot target,
                   Headline headline, List<Group> groups, List<Resolved> resolved, List<GateResult> gates,
-                  List<Section> sections, String icicleSvg, String icicleNote) {
+                  List<Section> sections, String icicleSvg, String icicleNote, LeakHistory leakHistory,
+                  int growingNights) {
+
+    /** A report without a leak history. */
+    public LeakReport(String reportName, String title, String generatedAt, String tool, Snapshot baseline,
+                      Snapshot target, Headline headline, List<Group> groups, List<Resolved> resolved,
+                      List<GateResult> gates, List<Section> sections, String icicleSvg, String icicleNote) {
+        this(reportName, title, generatedAt, tool, baseline, target, headline, groups, resolved, gates, sections,
+            icicleSvg, icicleNote, null, LeakHistory.DEFAULT_NIGHTS);
+    }
 
     /** Version of the JSON document's schema ({@code report.schema.json}); bumped on incompatible changes. */
     public static final int SCHEMA_VERSION = 1;
@@ -85,10 +98,26 @@ public record LeakReport(String reportName, String title, String generatedAt, St
      * @param brokenGates   the expressions of the failed gates this group alone also breaks (empty for known groups)
      * @param example       address (as the target stores it) of the group's head with the largest retained size, or
      *                      {@code null} when the store did not say
+     * @param growing       the group gained objects in each of the last nights of the store's history up to the target
+     *                      ({@link LeakHistory}); false without a history
      */
     public record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
                  List<PathHop> hops, String name, String fingerprint, String knownBy, String status, List<String> brokenGates,
-                 String example) {
+                 String example, boolean growing) {
+
+        /** A group not known to be growing. */
+        public Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType,
+                     List<String> path, List<PathHop> hops, String name, String fingerprint, String knownBy,
+                     String status, List<String> brokenGates, String example) {
+            this(rank, objects, newBytes, retainedBytes, heads, headType, path, hops, name, fingerprint, knownBy,
+                status, brokenGates, example, false);
+        }
+
+        /** The same group, flagged growing or not. */
+        public Group withGrowing(boolean growing) {
+            return new Group(rank, objects, newBytes, retainedBytes, heads, headType, path, hops, name, fingerprint,
+                knownBy, status, brokenGates, example, growing);
+        }
 
         public boolean known() {
             return knownBy != null;

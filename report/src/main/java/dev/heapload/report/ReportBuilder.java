@@ -91,6 +91,24 @@ public final class ReportBuilder {
                                    String target, KnownLeaks known, List<LeakReport.Resolved> previousGroups,
                                    List<Gate> gates, String icicleSvg, String icicleNote, boolean crossProcess,
                                    String tool) throws QueryFailedException, IOException {
+        return build(def, library, runner, baseline, target, known, previousGroups, gates, icicleSvg, icicleNote,
+            crossProcess, tool, null, LeakHistory.DEFAULT_NIGHTS);
+    }
+
+    /**
+     * {@link #build(ReportDefinition, QueryLibrary, SavedQueryRunner, String, String, KnownLeaks, List, List, String,
+     * String, boolean, String)} with the store's leak history: each group is flagged growing when it gained objects in
+     * each of the last {@code growingNights} snapshots up to the target, and the report's leak-history section shows
+     * the report's groups and the growing ones night by night.
+     *
+     * @param history       the store's history ({@code GraphStore#history}), or {@code null} (none at hand)
+     * @param growingNights at least 1
+     */
+    public static LeakReport build(ReportDefinition def, QueryLibrary library, SavedQueryRunner runner, String baseline,
+                                   String target, KnownLeaks known, List<LeakReport.Resolved> previousGroups,
+                                   List<Gate> gates, String icicleSvg, String icicleNote, boolean crossProcess,
+                                   String tool, List<dev.heapload.store.SnapshotHistory> history, int growingNights)
+        throws QueryFailedException, IOException {
         LeakReport.Snapshot b = snapshot(library, runner, baseline);
         LeakReport.Snapshot t = snapshot(library, runner, target);
         QueryResult newObjects = runner.run(library.get("new-objects"), Map.of("baseline", baseline, "target", target));
@@ -104,6 +122,20 @@ public final class ReportBuilder {
         }
         List<LeakReport.GateResult> gateResults = new ArrayList<>();
         List<LeakReport.Group> groups = LeakReport.groups(leakRows, known, previousPrints, gates, gateResults);
+        LeakHistory leakHistory = null;
+        if (history != null) {
+            LeakHistory all = LeakHistory.of(history, target, growingNights);
+            Set<String> shown = new LinkedHashSet<>();
+            List<LeakReport.Group> flagged = new ArrayList<>();
+            for (LeakReport.Group g : groups) {
+                LeakHistory.Series s = all.group(g.fingerprint());
+                flagged.add(g.withGrowing(s != null && s.growing()));
+                shown.add(g.fingerprint());
+            }
+            groups = flagged;
+            leakHistory = new LeakHistory(all.snapshots(), all.groups().stream()
+                .filter(s -> s.growing() || shown.contains(s.fingerprint())).toList());
+        }
         List<LeakReport.Resolved> resolved = null;
         if (previousGroups != null) {
             Set<String> now = LeakReport.fingerprints(groups);
@@ -163,7 +195,8 @@ public final class ReportBuilder {
             sections.add(new LeakReport.Section(s.what(), s.title(), new LinkedHashMap<>(params), r, total, null));
         }
         return new LeakReport(def.name(), def.title(), Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), tool, b, t,
-            headline, groups, resolved, gateResults, sections, icicleSvg, icicleSvg == null ? icicleNote : null);
+            headline, groups, resolved, gateResults, sections, icicleSvg, icicleSvg == null ? icicleNote : null,
+            leakHistory, growingNights);
     }
 
     /**

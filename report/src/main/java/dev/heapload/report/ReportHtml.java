@@ -40,6 +40,9 @@ public final class ReportHtml {
     /** At most this many leak groups are shown per list (all are in the JSON). */
     public static final int MAX_GROUPS = 50;
 
+    /** The leak history shows the last this many snapshots (all are in the JSON). */
+    public static final int HISTORY_NIGHTS = 10;
+
     private static final String RESOURCES = "dev/heapload/report";
 
     /** Compiled once; rendering is thread-safe. */
@@ -193,7 +196,35 @@ public final class ReportHtml {
         } else {
             g.put("resolved", null);
         }
+        g.put("history", r.leakHistory() == null ? null : history(r));
         return g;
+    }
+
+    /** The leak-history table: per group its new objects in each of the last {@link #HISTORY_NIGHTS} snapshots. */
+    private static Map<String, Object> history(LeakReport r) {
+        LeakHistory h = r.leakHistory();
+        Map<String, Object> m = new HashMap<>();
+        m.put("nights", r.growingNights());
+        m.put("count", h.groups().size());
+        int from = Math.max(0, h.snapshots().size() - HISTORY_NIGHTS);
+        m.put("snapshots", h.snapshots().subList(from, h.snapshots().size()));
+        List<Object> rows = new ArrayList<>();
+        for (LeakHistory.Series s : h.groups()) {
+            Map<String, Object> row = new HashMap<>();
+            row.put("fingerprint", s.fingerprint());
+            row.put("headType", s.headType());
+            row.put("appeared", s.appeared() == null ? "" : s.appeared());
+            row.put("growing", s.growing() ? "growing" : null);
+            List<Object> cells = new ArrayList<>();
+            for (LeakHistory.Night n : s.nights().subList(from, s.nights().size())) {
+                cells.add(n.objects() == null ? "–" : String.format(Locale.ROOT, "%,d", n.objects()));
+            }
+            row.put("cells", cells);
+            rows.add(row);
+        }
+        m.put("rows", rows);
+        m.put("hasRows", !rows.isEmpty());
+        return m;
     }
 
     private static Map<String, Object> groupList(List<LeakReport.Group> groups, String target) {
@@ -205,6 +236,7 @@ public final class ReportHtml {
             gm.put("name", g.name());
             gm.put("rank", g.rank());
             gm.put("status", g.status());
+            gm.put("growing", g.growing() ? "growing" : null);
             gm.put("summary", String.format(Locale.ROOT, "%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes",
                 g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes()));
             gm.put("knownBy", g.knownBy());

@@ -105,6 +105,9 @@ public final class ReportJson {
                 gm.put("status", g.status());
             }
             gm.put("brokenGates", g.brokenGates());
+            if (r.leakHistory() != null) {
+                gm.put("growing", g.growing());
+            }
             if (g.example() != null) {
                 gm.put("example", g.example());
                 gm.put("whyAlive", g.whyAliveCommand(r.target().id()));
@@ -113,6 +116,33 @@ public final class ReportJson {
             groups.add(gm);
         }
         m.put("leakGroups", groups);
+        if (r.leakHistory() != null) {
+            Map<String, Object> hm = new LinkedHashMap<>();
+            hm.put("growingNights", r.growingNights());
+            hm.put("snapshots", r.leakHistory().snapshots());
+            List<Object> series = new ArrayList<>();
+            for (LeakHistory.Series s : r.leakHistory().groups()) {
+                Map<String, Object> sm = new LinkedHashMap<>();
+                sm.put("fingerprint", s.fingerprint());
+                sm.put("headType", s.headType());
+                sm.put("path", s.path().stream().map(SafeText::visible).toList());
+                sm.put("appeared", s.appeared());
+                sm.put("growing", s.growing());
+                List<Object> nights = new ArrayList<>();
+                for (LeakHistory.Night n : s.nights()) {
+                    Map<String, Object> nm = new LinkedHashMap<>();
+                    nm.put("snapshot", n.snapshot());
+                    nm.put("comparedWith", n.comparedWith());
+                    nm.put("objects", n.objects());
+                    nm.put("newBytes", n.newBytes());
+                    nights.add(nm);
+                }
+                sm.put("nights", nights);
+                series.add(sm);
+            }
+            hm.put("groups", series);
+            m.put("leakHistory", hm);
+        }
         if (r.resolved() != null) {
             List<Object> resolved = new ArrayList<>();
             for (LeakReport.Resolved g : r.resolved()) {

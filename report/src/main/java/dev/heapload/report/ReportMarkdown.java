@@ -45,6 +45,9 @@ public final class ReportMarkdown {
             hl.newBytes(), hl.newRetainedBytes(), hl.leakGroups(), hl.knownLeakGroups()));
         list(b, "Leak groups", r.unknownGroups(), r.target().id());
         list(b, "Known leaks", r.knownGroups(), r.target().id());
+        if (r.leakHistory() != null) {
+            history(b, r);
+        }
         if (r.resolved() != null) {
             b.append("### Resolved since the previous report (").append(r.resolved().size()).append(")\n\n");
             for (LeakReport.Resolved g : r.resolved()) {
@@ -53,6 +56,34 @@ public final class ReportMarkdown {
             b.append('\n');
         }
         return b.toString();
+    }
+
+    /** The leak-history section: per group, new objects per night (the last 10 snapshots), appeared, growing. */
+    private static void history(StringBuilder b, LeakReport r) {
+        LeakHistory h = r.leakHistory();
+        b.append("### Leak history (").append(h.groups().size()).append(" group(s), growing: gained objects in each of the last ")
+            .append(r.growingNights()).append(" nights)\n\n");
+        if (h.groups().isEmpty()) {
+            b.append("No leak group in the store's history.\n\n");
+            return;
+        }
+        int from = Math.max(0, h.snapshots().size() - ReportHtml.HISTORY_NIGHTS);
+        b.append("| fingerprint | head type | appeared | growing |");
+        for (String id : h.snapshots().subList(from, h.snapshots().size())) {
+            b.append(' ').append(text(id)).append(" |");
+        }
+        b.append("\n|---|---|---|---|").append("---:|".repeat(h.snapshots().size() - from)).append('\n');
+        for (LeakHistory.Series s : h.groups()) {
+            b.append("| ").append(code(s.fingerprint())).append(" | ").append(text(s.headType())).append(" | ")
+                .append(s.appeared() == null ? "" : text(s.appeared())).append(" | ")
+                .append(s.growing() ? "**growing**" : "").append(" |");
+            for (LeakHistory.Night n : s.nights().subList(from, s.nights().size())) {
+                b.append(' ').append(n.objects() == null ? "–" : String.format(Locale.ROOT, "%,d", n.objects())).append(" |");
+            }
+            b.append('\n');
+        }
+        b.append("\nNew objects of each group per snapshot relative to the one before it; ")
+            .append("`heapload trend --leak FINGERPRINT` shows bytes too.\n\n");
     }
 
     private static void list(StringBuilder b, String title, List<LeakReport.Group> groups, String target) {
@@ -66,8 +97,9 @@ public final class ReportMarkdown {
                 b.append(groups.size() - ReportHtml.MAX_GROUPS).append(" more in the JSON report.\n\n");
                 break;
             }
-            b.append(String.format(Locale.ROOT, "**#%d** %s%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes, "
-                    + "fingerprint %s%s%s%n%n", g.rank(), g.status() == null ? "" : "(" + g.status() + ") ", g.heads(),
+            b.append(String.format(Locale.ROOT, "**#%d** %s%s%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes, "
+                    + "fingerprint %s%s%s%n%n", g.rank(), g.growing() ? "**growing** " : "",
+                g.status() == null ? "" : "(" + g.status() + ") ", g.heads(),
                 text(g.headType()), g.objects(), g.newBytes(), g.retainedBytes(), code(g.fingerprint()),
                 g.known() ? ", known: " + code(g.knownBy()) : "",
                 g.brokenGates().isEmpty() ? "" : ", breaks " + code(String.join(", ", g.brokenGates()))));

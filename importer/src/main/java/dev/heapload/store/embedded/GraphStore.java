@@ -5,6 +5,7 @@ import dev.heapload.store.SnapshotExistsException;
 import dev.heapload.store.DiskSpace;
 import dev.heapload.store.GraphInput;
 import dev.heapload.store.GraphSchema;
+import dev.heapload.store.SnapshotHistory;
 import dev.heapload.store.StoredSummary;
 import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.SnapshotSummary;
@@ -402,6 +403,23 @@ public final class GraphStore implements AutoCloseable {
         return HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
     }
 
+    /**
+     * Every snapshot of the store in load order, pruned ones included, with the comparisons its load made (totals and
+     * largest leak groups) as its summary keeps them: the leak history of {@code heapload trend --leak} and of the
+     * report. Reads the summary files (a few KiB each), nothing else.
+     *
+     * @throws IOException when a summary file is missing or damaged (the message names it)
+     */
+    public List<SnapshotHistory> history() throws IOException {
+        ensureOpen();
+        List<SnapshotHistory> out = new ArrayList<>(catalog.entries.size());
+        for (Catalog.Entry e : catalog.entries) {
+            StoredSummary s = StoredSummary.read(summariesDir.resolve(e.summaryFile()));
+            out.add(new SnapshotHistory(e.summary(), e.pruned(), s.comparisons()));
+        }
+        return out;
+    }
+
     /** True when snapshot {@code id} is in the store but was pruned (graph and model dropped, figures kept). */
     public boolean isPruned(String id) {
         ensureOpen();
@@ -515,7 +533,24 @@ public final class GraphStore implements AutoCloseable {
      */
     public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress)
         throws SnapshotExistsException, IOException {
+        load(snapshots, replace, null, progress);
+    }
+
+    /**
+     * {@link #load(List, boolean, Progress)} that also sets the store's baseline setting to {@code baseline} (a
+     * snapshot of the store or of {@code snapshots}) in the same commit: the setting changes only if the load
+     * commits, and the loaded snapshots are compared with it as with a baseline set before. {@code null} keeps the
+     * setting as it is.
+     *
+     * @throws SnapshotNotFoundException when {@code baseline} is neither in the store nor loaded now (nothing written)
+     * @throws SnapshotPrunedException   when {@code baseline} was pruned (nothing written)
+     */
+    public void load(List<HeapSnapshot> snapshots, boolean replace, String baseline, Progress progress)
+        throws SnapshotExistsException, IOException {
         ensureOpen();
+        if (baseline != null && snapshots.stream().noneMatch(s -> baseline.equals(s.info().id()))) {
+            entryWithGraph(baseline);
+        }
         holder("a load");
         Map<Catalog.Entry, HeapSnapshot> added = new LinkedHashMap<>();
         Catalog next = catalog;
@@ -544,6 +579,9 @@ public final class GraphStore implements AutoCloseable {
             withGraphs.put(e, a.getValue());
         }
         next = next.withGeneration(generation);
+        if (baseline != null) {
+            next = next.withBaseline(baseline).withGeneration(generation);
+        }
         build(next, withGraphs, List.of(), progress,
             (replace ? "loading (or replacing) " : "loading ") + idList(added.keySet()));
     }
@@ -1382,8 +1420,10 @@ public final class GraphStore implements AutoCloseable {
                             buildHook.reached("source " + p);
                             pm = HeapSnapshotFile.read(snapshotsDir.resolve(pe.file()));
                         }
-                        pairs.add(new GraphInput.Pair(partOf.get(p), 0,
-                            SnapshotComparison.compute(pm, own, own.analysis())));
+                        SnapshotComparison comparison = SnapshotComparison.compute(pm, own, own.analysis());
+                        pairs.add(new GraphInput.Pair(partOf.get(p), 0, comparison));
+                        // the pair's totals and largest leak groups stay in the summary: the leak history
+                        summaries.put(id, summaries.get(id).with(p, comparison));
                         progress.step(++done);
                     }
                     progress.end();

@@ -135,6 +135,27 @@ class GraphStoreHistoryTest {
         assertEquals(List.of("a:0", "b:1", "c:2", "d:3"), snapshotNodes("d"));
         assertEquals(List.of("7"), strings("a", "MATCH (:Snapshot {id: 'd'})-[:HAS_STATS]->(s:Stats) RETURN count(s)"));
         assertEquals(List.of("10"), strings("a", "MATCH (o:Object) RETURN count(o)"), "only its own objects");
+
+        // the summaries keep each load's comparisons (previous first, then the baseline): the leak history
+        List<dev.heapload.store.SnapshotHistory> history = store.history();
+        assertEquals(List.of("a", "b", "c", "d"), history.stream().map(h -> h.snapshot().id()).toList());
+        assertEquals(List.of(), history.get(0).comparisons());
+        assertEquals(List.of("c", "a"), history.get(3).comparisons().stream()
+            .map(dev.heapload.store.StoredComparison::baseline).toList());
+        assertEquals(new dev.heapload.store.StoredComparison("a", 0, 0, 0, List.of()), history.get(1).comparisons().get(0));
+
+        // --baseline with a load is committed with it: a load that fails leaves the setting (and every file) as it was
+        Map<String, String> before = files();
+        failAt("imported");
+        IOException e = assertThrows(IOException.class,
+            () -> store.load(List.of(TestSnapshots.analysed("e")), false, "b", Progress.NONE));
+        assertTrue(e.getMessage().contains("injected failure at imported"), e.getMessage());
+        noFailure();
+        assertEquals(java.util.Optional.of("a"), store.baseline());
+        assertEquals(before, files());
+        assertThrows(dev.heapload.store.SnapshotNotFoundException.class,
+            () -> store.load(List.of(TestSnapshots.analysed("e")), false, "nope", Progress.NONE));
+        assertEquals(before, files());
     }
 
     @Test
