@@ -24,8 +24,8 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 
 import dev.heapload.model.Progress;
-import dev.heapload.store.DatabaseDump;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.offline.DatabaseDump;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code heapload export --neo4j-dump} round trip (issue 19): the event-listeners pair loaded into the embedded store,

@@ -1,4 +1,4 @@
-package dev.heapload.store;
+package dev.heapload.store.offline;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,6 +17,12 @@ import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 import org.neo4j.logging.log4j.Log4jLogProvider;
 
 import dev.heapload.model.HeapSnapshotFile;
+import dev.heapload.store.Catalog;
+import dev.heapload.store.GraphInput;
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.Precomputation;
+import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.SnapshotPrunedException;
 import dev.heapload.model.Progress;
 
 /**
@@ -24,7 +30,7 @@ import dev.heapload.model.Progress;
  * {@code neo4j-admin database dump} writes, to be loaded with {@code neo4j-admin database load} or, on Enterprise,
  * {@code CREATE DATABASE … OPTIONS {seedURI: …}}.
  *
- * <p>The graph is built like a snapshot's graph of the embedded store ({@link GraphBuilder}, {@link GraphInput},
+ * <p>The graph is built like a snapshot's graph of the embedded store ({@link OfflineImporter}, {@link GraphInput},
  * {@link OfflineSchema}: the same nodes, relationships, indexes and constraints, graph schema
  * {@value GraphSchema#VERSION}), but holds the objects of every chosen snapshot, their statistics, and the comparison
  * of every ordered pair of them (k(k-1) for k snapshots, as the one-graph store of graph schema 3 had), so each
@@ -82,7 +88,7 @@ public final class DatabaseDump {
         long[] orders = new long[chosen.size()];
         for (int i = 0; i < chosen.size(); i++) {
             Catalog.Entry e = chosen.get(i);
-            Path model = abs.resolve(GraphStore.SNAPSHOTS).resolve(e.file());
+            Path model = abs.resolve("snapshots").resolve(e.file());
             parts.add(new GraphInput.Part(e, () -> HeapSnapshotFile.read(model), null));
             orders[i] = catalog.entries.indexOf(e);
         }
@@ -95,9 +101,9 @@ public final class DatabaseDump {
             Path logs = home.resolve("logs");
             Files.createDirectories(logs);
             try (Log4jLogProvider logProvider = new Log4jLogProvider(log)) {
-                GraphBuilder.importGraph(home, logs, new GraphInput(parts, pairs, orders), log, logProvider,
-                    Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP),
-                    Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE), progress, () -> {
+                OfflineImporter.importGraph(home, logs, new GraphInput(parts, pairs, orders), log, logProvider,
+                    Long.getLong("heapload.import.maxOffHeap", OfflineImporter.DEFAULT_MAX_OFF_HEAP),
+                    Long.getLong("heapload.import.pageCache", OfflineImporter.DEFAULT_IMPORT_PAGE_CACHE), progress, () -> {
                     });
             }
             Path dumps = home.resolve("dumps");
@@ -121,7 +127,11 @@ public final class DatabaseDump {
             }
             Files.move(written, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
-            GraphStore.deleteRecursively(home);
+            try (java.util.stream.Stream<Path> files = Files.walk(home)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
         }
         List<String> done = new ArrayList<>();
         for (Catalog.Entry e : chosen) {
