@@ -22,12 +22,13 @@ final class Neo4jServerProcess implements AutoCloseable {
 
     final Path home;
     final int port;
-    final String password = "pw-" + UUID.randomUUID();
+    final String password;
     private final Process process;
 
-    private Neo4jServerProcess(Path home, int port, Process process) {
+    private Neo4jServerProcess(Path home, int port, String password, Process process) {
         this.home = home;
         this.port = port;
+        this.password = password;
         this.process = process;
     }
 
@@ -47,7 +48,7 @@ final class Neo4jServerProcess implements AutoCloseable {
             "server.memory.heap.max_size=512m",
             "db.tx_log.rotation.retention_policy=1 files",
             ""), StandardCharsets.UTF_8);
-        Neo4jServerProcess server = new Neo4jServerProcess(home, port, null);
+        Neo4jServerProcess server = new Neo4jServerProcess(home, port, "pw-" + UUID.randomUUID(), null);
         List<String> setPassword = java("org.neo4j.cli.AdminTool", "dbms", "set-initial-password", server.password);
         ProcessBuilder admin = new ProcessBuilder(setPassword).redirectErrorStream(true)
             .redirectOutput(home.resolve("set-initial-password.log").toFile());
@@ -60,7 +61,7 @@ final class Neo4jServerProcess implements AutoCloseable {
         }
         Process process = new ProcessBuilder(java("org.neo4j.server.CommunityEntryPoint", "--home-dir=" + home,
             "--config-dir=" + conf)).redirectErrorStream(true).redirectOutput(home.resolve("server.out").toFile()).start();
-        Neo4jServerProcess started = new Neo4jServerProcess(home, port, process);
+        Neo4jServerProcess started = new Neo4jServerProcess(home, port, server.password, process);
         Path log = home.resolve("logs").resolve("neo4j.log");
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (true) {

@@ -42,7 +42,7 @@ class Neo4jServerProcessTest {
     void start() throws Exception {
         server = Neo4jServerProcess.start(tmp.resolve("neo4j-home"));
         driver = GraphDatabase.driver(server.boltUri(), AuthTokens.basic("neo4j", server.password));
-        BoltOptions.environment = Map.of("NEO4J_PASSWORD", server.password);
+        BoltOptions.environment = Map.of("NEO4J_PASSWORD", server.password, "NEO4J_USERNAME", "neo4j");
         caseDir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
     }
 
@@ -66,10 +66,6 @@ class Neo4jServerProcessTest {
     @Test
     void loadQueryReportAKilledLoadAndDeleteOverRouting() throws Exception {
         String uri = server.boltUri();
-        Run wrong = run("snapshots", "--uri", uri, "--password-file", write("wrong-password"));
-        assertEquals(1, wrong.code());
-        assertTrue(wrong.err().startsWith("heapload: Neo4j at " + uri + " refused the login of user 'neo4j'"), wrong.err());
-
         Run load = run("--uri", uri, caseDir.resolve("before.json").toString(), caseDir.resolve("after.json").toString());
         assertEquals(0, load.code(), load.err());
         assertTrue(load.out().contains("leaks: after relative to before: 186 new reachable objects, 22,099 bytes, in 3 leak group(s)"),
