@@ -71,7 +71,7 @@ public final class HeapLoad implements Callable<Integer> {
 
     @Option(names = "--baseline", paramLabel = "ID",
         description = "Set the store's baseline: this and every later load also compares with snapshot ID (besides the "
-            + "previous one); prune keeps it.")
+            + "previous one); prune keeps it. With --uri: this load also compares with snapshot ID on the server.")
     String baseline;
 
     @Option(names = "--keep", paramLabel = "N",
@@ -142,8 +142,8 @@ public final class HeapLoad implements Callable<Integer> {
                 + " (known: " + String.join(", ", DumpReaders.FORMATS) + ")");
         }
         bolt.check(spec);
-        if (bolt.remote() && (baseline != null || keep != null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --keep need the embedded store"
+        if (bolt.remote() && keep != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--keep needs the embedded store"
                 + " (--db), not --uri");
         }
         if (keep != null && keep < 1) {
@@ -467,7 +467,8 @@ public final class HeapLoad implements Callable<Integer> {
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
             // all files in one load: one all-or-nothing step, with the comparisons between them
             bars.reset();
-            remote.load(snapshots, replace, bars);
+            // over Bolt --baseline is not kept on the server: it names the extra stored snapshot of this load's pairs
+            remote.load(snapshots, replace, baseline, bars);
             bars.end();
             printLoaded(snapshots, remote.uri() + (remote.database() == null ? "" : " database " + remote.database()),
                 readTimes, bars, out);

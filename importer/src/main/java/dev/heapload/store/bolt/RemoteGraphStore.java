@@ -66,20 +66,25 @@ import dev.heapload.model.Progress;
  * for a marker, then the rest goes in batches. Two processes loading into the same database at once are not
  * supported (each removes the other's marker).
  *
- * <p>Comparisons: as in the embedded store, every ordered pair of analysed snapshots has one. A load compares its
- * snapshots with each other (their models are in memory) and with every complete, analysed snapshot already on the
- * server, in both directions: each of those is read back once, streamed, into a model with its stored analysis
- * ({@link StoredSnapshotReader}), compared, and released; its comparisons are written in the final transaction with
- * the rest, pointing at its existing Snapshot node and objects (leak-group examples, growth). Reading back costs
- * about as much memory as the snapshot's model and one read of its objects and references over Bolt.
+ * <p>Comparisons (issue 18): a load compares its snapshots with each other (their models are in memory) and, in
+ * both directions, with the previous complete, analysed snapshot on the server (load order) and with the
+ * {@code baseline} given to {@link #load(List, boolean, String, Progress)}; no other stored snapshot is read. Each of
+ * those is read back once, streamed, into a model with its stored analysis ({@link StoredSnapshotReader}), compared,
+ * and released; its comparisons are written in the final transaction with the rest, pointing at its existing
+ * Snapshot node and objects (leak-group examples, growth). Reading back costs about as much memory as the snapshot's
+ * model and one read of its objects and references over Bolt. Pairs not compared at load have no comparison nodes
+ * on the server.
  *
  * <p>Replacing ({@code replace = true}) deletes the old snapshot first, so when the new load then fails, the id
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
- * <p>Cost: one row per node and relationship, about 5 per object with analysis; measured 5,700 to 19,000 rows/s on the
- * project machine, with its load (README). Memory on this side: the models, at most one snapshot read back from the server at a time,
- * one batch, and an element id per node, including the objects of the server's snapshots (a {@code long} when the
- * server's element ids share one prefix).
+ * <p>Writing: batches of {@code batchSize} rows ({@value #BATCH} by default), one transaction each, written by
+ * {@value #WRITERS} sessions at once while this thread prepares the next batch; nodes are created with
+ * {@code UNWIND $rows AS r CREATE (n:Labels) SET n = r.p} returning their element ids, and relationships name both
+ * ends by element id (no index lookup). Cost and the measurements behind the sizes: docs/bolt.md. Memory on this
+ * side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2} batches, and an
+ * element id per node, including the objects of the server's snapshots read back (a {@code long} when the server's
+ * element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
@@ -102,8 +107,20 @@ public final class RemoteGraphStore implements AutoCloseable {
     BatchHook batchHook = n -> {
     };
 
-    /** Package-private for tests: rows per write transaction of a load. */
-    int batchSize = BATCH;
+    /** Sessions writing batches at once (measured: docs/bolt.md). */
+    static final int WRITERS = 2;
+
+    /**
+     * Package-private for tests: rows per write transaction of a load (system property {@code heapload.bolt.batch}
+     * overrides the default, for bench/bolt.sh).
+     */
+    int batchSize = Integer.getInteger("heapload.bolt.batch", BATCH);
+
+    /**
+     * Package-private for tests: sessions writing batches at once (system property {@code heapload.bolt.writers}
+     * overrides the default, for bench/bolt.sh). With 1, batches commit in order.
+     */
+    int writers = Integer.getInteger("heapload.bolt.writers", WRITERS);
 
     private final Driver driver;
     private final boolean ownsDriver;
@@ -224,6 +241,19 @@ public final class RemoteGraphStore implements AutoCloseable {
      *                                  the connection is lost
      */
     public void load(List<HeapSnapshot> snapshots, boolean replace, Progress progress) throws IOException {
+        load(snapshots, replace, null, progress);
+    }
+
+    /**
+     * {@link #load(List, boolean, Progress)}, comparing the new snapshots also with the stored snapshot
+     * {@code baseline} (besides the previous one).
+     *
+     * @param baseline id of a complete, analysed snapshot on the server or among {@code snapshots}, or {@code null}
+     * @throws SnapshotNotFoundException when {@code baseline} is neither on the server nor among {@code snapshots}
+     *                                   (nothing was written)
+     */
+    public void load(List<HeapSnapshot> snapshots, boolean replace, String baseline, Progress progress)
+        throws IOException {
         List<String> ids = new ArrayList<>();
         for (HeapSnapshot snapshot : snapshots) {
             String id = snapshot.info().id();
@@ -250,6 +280,9 @@ public final class RemoteGraphStore implements AutoCloseable {
                 throw new SnapshotExistsException(id, uri);
             }
         }
+        if (baseline != null && !ids.contains(baseline) && snapshot(baseline).isEmpty()) {
+            throw new SnapshotNotFoundException(baseline, uri);
+        }
         for (String id : ids) {
             if (snapshot(id).isPresent()) {
                 delete(id);
@@ -262,13 +295,11 @@ public final class RemoteGraphStore implements AutoCloseable {
             anyAnalysed |= entry.summary().analysed();
             parts.add(new GraphInput.Part(entry, () -> snapshot, null));
         }
-        // the complete, analysed snapshots already on the server: compared with the new ones, read back when needed
+        // the snapshots already on the server that the new ones are compared with (the previous complete, analysed
+        // one in load order and the baseline): read back when needed, one at a time; no other stored snapshot is read
         Map<Integer, StoredNodes> storedIds = new HashMap<>();
         if (anyAnalysed) {
-            for (SnapshotSummary summary : readSnapshots(null)) {
-                if (!summary.analysed() || ids.contains(summary.id())) {
-                    continue;
-                }
+            for (SnapshotSummary summary : comparedWith(readSnapshots(null), ids, baseline)) {
                 int index = parts.size();
                 parts.add(new GraphInput.Part(new Catalog.Entry(summary, null, 0), () -> {
                     StoredSnapshotReader.Stored stored = readStored(summary);
@@ -287,6 +318,32 @@ public final class RemoteGraphStore implements AutoCloseable {
             + "RETURN coalesce(max(s.loadOrder) + 1, 0) AS next").single().get("next").asLong());
         GraphInput input = new GraphInput(parts, pairs, firstLoadOrder);
         new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress).run();
+    }
+
+    /**
+     * The stored snapshots a load of {@code ids} compares with (issue 18: the pairs a nightly job asks for): the newest
+     * complete, analysed one in load order that is not being replaced, and {@code baseline} when it is stored and
+     * analysed. Other pairs are not computed over Bolt.
+     *
+     * @param stored the server's snapshots in load order
+     */
+    static List<SnapshotSummary> comparedWith(List<SnapshotSummary> stored, List<String> ids, String baseline) {
+        List<SnapshotSummary> out = new ArrayList<>();
+        SnapshotSummary previous = null;
+        for (SnapshotSummary s : stored) {
+            if (s.analysed() && !ids.contains(s.id())) {
+                previous = s;
+            }
+        }
+        if (previous != null) {
+            out.add(previous);
+        }
+        for (SnapshotSummary s : stored) {
+            if (s.analysed() && s.id().equals(baseline) && !ids.contains(s.id()) && s != previous) {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     /** Element ids of a stored snapshot's objects (by object id) and of its Snapshot node. */
@@ -522,6 +579,11 @@ public final class RemoteGraphStore implements AutoCloseable {
      * One load: the markers, the batches of Object nodes and of relationships between them, and the final
      * transaction with everything else (Snapshot, Category, Stats, Diff, NewObjects, LeakGroup nodes and their
      * relationships: small, and some of them are read by queries without going through a Snapshot node).
+     *
+     * <p>Batches go to {@link #writers} sessions at once (this thread prepares the next batch while they write, and
+     * the server works on several transactions); at most {@code writers + 1} batches are held. All node batches
+     * are committed before the first relationship batch (relationships name their ends by element id). A
+     * relationship batch that meets a deadlock (two batches locking the same node) is retried by the driver.
      */
     private final class Load {
         private final List<String> snapshotIds;
@@ -531,13 +593,20 @@ public final class RemoteGraphStore implements AutoCloseable {
         private final ElementIds ids;
         private final java.util.BitSet held = new java.util.BitSet();
         /** Pending rows per label set (nodes) or relationship type. */
-        private final Map<String, List<Map<String, Object>>> pending = new LinkedHashMap<>();
+        private Map<String, List<Map<String, Object>>> pending = new LinkedHashMap<>();
         private int pendingRows;
         private int batches;
         private long rowsWritten;
         /** Nodes and relationships of the final transaction, by label set or type (ids not yet resolved). */
         private final Map<String, List<Map<String, Object>>> finalNodes = new LinkedHashMap<>();
         private final Map<String, List<Map<String, Object>>> finalRelationships = new LinkedHashMap<>();
+        private final java.util.concurrent.ExecutorService pool;
+        private final java.util.concurrent.ExecutorCompletionService<Batch> done;
+        private int inFlight;
+
+        /** A committed batch: its row count and, for nodes, the element ids it created (by input id). */
+        private record Batch(int rows, long[] inputIds, List<String> elementIds) {
+        }
 
         /**
          * @param existing element ids of nodes already on the server that relationships of {@code input} end at
@@ -549,6 +618,14 @@ public final class RemoteGraphStore implements AutoCloseable {
             this.progress = progress;
             this.ids = new ElementIds((int) input.nodeCount());
             existing.forEach(ids::put);
+            int n = Math.max(1, writers);
+            java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
+            this.pool = java.util.concurrent.Executors.newFixedThreadPool(n, r -> {
+                Thread t = new Thread(r, "heapload-bolt-writer-" + threads.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            this.done = new java.util.concurrent.ExecutorCompletionService<>(pool);
         }
 
         void run() throws IOException {
@@ -558,10 +635,13 @@ public final class RemoteGraphStore implements AutoCloseable {
             try {
                 drain(input.nodes(Collector.EMPTY).iterator(), new InputRows(this::node));
                 flushNodes();
+                awaitAll();
                 drain(input.relationships(Collector.EMPTY).iterator(), new InputRows(this::relationship));
                 flushRelationships();
+                awaitAll();
                 finish();
             } finally {
+                pool.shutdownNow();
                 progress.end();
             }
         }
@@ -600,22 +680,41 @@ public final class RemoteGraphStore implements AutoCloseable {
             if (pendingRows == 0) {
                 return;
             }
-            write(createNodes(pending));
-            committed();
+            Map<String, List<Map<String, Object>>> rows = pending;
+            int count = pendingRows;
+            submit(() -> {
+                Batch b = createNodes(rows, count);
+                return b;
+            });
         }
 
-        /** Work that creates the node rows grouped by label set and records their element ids. */
-        private TransactionCallback<Void> createNodes(Map<String, List<Map<String, Object>>> byLabels) {
-            List<String> statements = new ArrayList<>();
-            List<List<Map<String, Object>>> rows = new ArrayList<>();
-            for (Map.Entry<String, List<Map<String, Object>>> e : byLabels.entrySet()) {
-                statements.add("UNWIND $rows AS r CREATE (n:" + e.getKey() + ") SET n = r.p RETURN r.i AS i, elementId(n) AS e");
-                rows.add(e.getValue());
+        /** Creates the node rows grouped by label set in one transaction; the element ids come back in the batch. */
+        private Batch createNodes(Map<String, List<Map<String, Object>>> byLabels, int count) {
+            long[] inputIds = new long[count];
+            List<String> elementIds = new ArrayList<>(count);
+            try (Session session = driver.session(sessionConfig)) {
+                session.executeWrite(tx -> {
+                    elementIds.clear();
+                    nodeWork(byLabels, inputIds, elementIds).execute(tx);
+                    return null;
+                });
             }
+            return new Batch(count, inputIds, elementIds);
+        }
+
+        /** Work that creates the node rows grouped by label set and puts input ids and element ids, in order. */
+        private TransactionCallback<Void> nodeWork(Map<String, List<Map<String, Object>>> byLabels, long[] inputIds,
+                                                   List<String> elementIds) {
             return tx -> {
-                for (int s = 0; s < statements.size(); s++) {
-                    for (Record rec : tx.run(statements.get(s), Map.of("rows", rows.get(s))).list()) {
-                        ids.put(rec.get("i").asLong(), rec.get("e").asString());
+                int at = 0;
+                for (Map.Entry<String, List<Map<String, Object>>> e : byLabels.entrySet()) {
+                    Record rec = tx.run("UNWIND $rows AS r CREATE (n:" + e.getKey() + ") SET n = r.p "
+                        + "RETURN collect(r.i) AS i, collect(elementId(n)) AS e", Map.of("rows", e.getValue())).single();
+                    List<Object> is = rec.get("i").asList();
+                    List<Object> es = rec.get("e").asList();
+                    for (int k = 0; k < is.size(); k++) {
+                        inputIds[at++] = (Long) is.get(k);
+                        elementIds.add((String) es.get(k));
                     }
                 }
                 return null;
@@ -644,8 +743,66 @@ public final class RemoteGraphStore implements AutoCloseable {
             if (pendingRows == 0) {
                 return;
             }
-            write(createRelationships(pending));
-            committed();
+            Map<String, List<Map<String, Object>>> rows = pending;
+            int count = pendingRows;
+            TransactionCallback<Void> work = createRelationships(rows);
+            submit(() -> {
+                try (Session session = driver.session(sessionConfig)) {
+                    session.executeWrite(work);
+                }
+                return new Batch(count, null, null);
+            });
+        }
+
+        /** Hands a batch to a writer, first waiting for one when {@code writers + 1} are pending. */
+        private void submit(java.util.concurrent.Callable<Batch> batch) throws IOException {
+            pending = new LinkedHashMap<>();
+            pendingRows = 0;
+            while (inFlight > Math.max(1, writers)) {
+                collect();
+            }
+            done.submit(batch);
+            inFlight++;
+        }
+
+        private void awaitAll() throws IOException {
+            while (inFlight > 0) {
+                collect();
+            }
+        }
+
+        /** Waits for the next batch to end; records its element ids, the progress, and runs the batch hook. */
+        private void collect() throws IOException {
+            Batch b;
+            try {
+                b = done.take().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                pool.shutdownNow();
+                throw new IOException("interrupted while writing to Neo4j at " + uri);
+            } catch (java.util.concurrent.ExecutionException e) {
+                pool.shutdownNow();
+                Throwable cause = e.getCause();
+                if (cause instanceof RuntimeException re) {
+                    throw failure("writing", re);
+                }
+                throw new IOException("Neo4j at " + uri + " failed while writing: " + firstLine(String.valueOf(cause)));
+            } finally {
+                inFlight--;
+            }
+            if (b.inputIds() != null) {
+                for (int k = 0; k < b.rows(); k++) {
+                    ids.put(b.inputIds()[k], b.elementIds().get(k));
+                }
+            }
+            rowsWritten += b.rows();
+            progress.step(rowsWritten);
+            try {
+                batchHook.committed(++batches);
+            } catch (IOException | RuntimeException e) {
+                pool.shutdownNow();
+                throw e;
+            }
         }
 
         /** Work that creates the relationship rows ({@code s}, {@code e}: element ids) grouped by type. */
@@ -669,17 +826,12 @@ public final class RemoteGraphStore implements AutoCloseable {
             };
         }
 
-        private void committed() throws IOException {
-            rowsWritten += pendingRows;
-            pending.clear();
-            pendingRows = 0;
-            progress.step(rowsWritten);
-            batchHook.committed(++batches);
-        }
-
         /** The held nodes and relationships and the removal of the markers: one transaction. */
         private void finish() throws IOException {
-            TransactionCallback<Void> nodes = createNodes(finalNodes);
+            int heldNodes = finalNodes.values().stream().mapToInt(List::size).sum();
+            long[] inputIds = new long[heldNodes];
+            List<String> elementIds = new ArrayList<>(heldNodes);
+            TransactionCallback<Void> nodes = nodeWork(finalNodes, inputIds, elementIds);
             write(tx -> {
                 long markers = tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {token: $token}) DELETE m RETURN count(*) AS n",
                     Map.of("token", token)).single().get("n").asLong();
@@ -687,7 +839,11 @@ public final class RemoteGraphStore implements AutoCloseable {
                     throw new IllegalStateException("the marker of this load was removed by another heapload process; "
                         + "load again");
                 }
+                elementIds.clear();
                 nodes.execute(tx);
+                for (int k = 0; k < heldNodes; k++) {
+                    ids.put(inputIds[k], elementIds.get(k));
+                }
                 Map<String, List<Map<String, Object>>> resolved = new LinkedHashMap<>();
                 for (Map.Entry<String, List<Map<String, Object>>> e : finalRelationships.entrySet()) {
                     List<Map<String, Object>> rows = new ArrayList<>();
@@ -705,8 +861,7 @@ public final class RemoteGraphStore implements AutoCloseable {
                 }
                 return createRelationships(resolved).execute(tx);
             });
-            rowsWritten += finalNodes.values().stream().mapToLong(List::size).sum()
-                + finalRelationships.values().stream().mapToLong(List::size).sum();
+            rowsWritten += heldNodes + finalRelationships.values().stream().mapToLong(List::size).sum();
             progress.step(rowsWritten);
         }
     }

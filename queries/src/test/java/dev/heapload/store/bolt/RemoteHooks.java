@@ -10,6 +10,8 @@ public final class RemoteHooks {
     /** Makes {@code store}'s loads write {@code rows} rows per transaction and run {@code action} after batch {@code n}. */
     public static void afterBatch(RemoteGraphStore store, int rows, int n, Runnable action) {
         store.batchSize = rows;
+        // one writer: batches commit in order, so "after batch n" is an exact cut
+        store.writers = 1;
         store.batchHook = done -> {
             if (done == n) {
                 action.run();
