@@ -99,7 +99,7 @@ class QueryDaemonTest {
         assertEquals(0, third.code(), third.err());
         assertTrue(daemon.awaitStopped(Duration.ofSeconds(60)));
         assertFalse(Files.exists(QueryDaemon.infoFile(abs)));
-        start(abs, Duration.ofMinutes(10), QueryWatchdog.GRACE, line -> { });
+        QueryDaemon second = start(abs, Duration.ofMinutes(10), QueryWatchdog.GRACE, line -> { });
         HeapLoadCommandTest.Run ids = run(queries.get(5), db, "--daemon");
         assertEquals(0, ids.code(), ids.err());
         assertEquals("id\n------\nafter\nbefore\nthird\n(3 rows)\n", ids.out());
@@ -107,6 +107,7 @@ class QueryDaemonTest {
         // the halt backstop: a query still running its grace (here 0 s) after its timeout sends the watchdog's line
         // to its client and calls the halt action (the real daemon halts the JVM: exit 1)
         assertTrue(DaemonClient.stop(abs));
+        assertTrue(second.awaitStopped(Duration.ofSeconds(60)));
         List<String> halts = new CopyOnWriteArrayList<>();
         QueryDaemon halting = start(abs, Duration.ofMinutes(10), Duration.ZERO, halts::add);
         HeapLoadCommandTest.Run spin = run(List.of("cypher", "RETURN size([x IN range(1, 40000000000) WHERE x < 0]) "

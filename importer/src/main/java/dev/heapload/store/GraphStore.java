@@ -291,16 +291,17 @@ public final class GraphStore implements AutoCloseable {
      * When the query daemon holds the store and a {@link #setDaemonStopper stopper} is set: asks it to stop (one
      * notice) and waits for the lock.
      *
-     * @return the lock, or null when no daemon holds the store, it could not be asked, or it did not stop in time
+     * @return the lock, or null when no daemon holds the store or it did not stop in time
      */
     private static FileLock afterDaemonStopped(Path abs, FileChannel channel) throws IOException {
         java.util.function.Predicate<Path> stopper = daemonStopper;
         java.util.OptionalLong pid = daemonHolding(abs);
-        if (stopper == null || pid.isEmpty() || !stopper.test(abs)) {
+        if (stopper == null || pid.isEmpty()) {
             return null;
         }
+        // a daemon that cannot be asked is stopping already (idle): wait for it all the same
         notices.accept("the query daemon (pid " + pid.getAsLong() + ") holds the store " + abs
-            + "; asked it to stop first");
+            + (stopper.test(abs) ? "; asked it to stop first" : "; waiting for it to stop"));
         long deadline = System.nanoTime() + DAEMON_STOP_WAIT.toNanos();
         while (System.nanoTime() - deadline < 0) {
             try {
