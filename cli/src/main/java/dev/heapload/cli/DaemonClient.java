@@ -28,7 +28,7 @@ import java.util.Properties;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.SavedQuery;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * The client side of the store's {@link QueryDaemon}: sends {@code heapload query}/{@code cypher}/{@code paths} to

@@ -37,7 +37,7 @@ import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.QueryWatchdog;
 import dev.heapload.queries.SafeText;
 import dev.heapload.queries.SavedQuery;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.SnapshotNotFoundException;
 
 /**

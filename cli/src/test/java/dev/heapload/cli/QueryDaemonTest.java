@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.heapload.queries.QueryWatchdog;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.StoreInUseException;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.embedded.StoreInUseException;
 
 /**
  * The per-store query daemon (issue 20 item 6, issue 16 item 5, issue 16 item 4's backstop): a query routed to it
