@@ -104,30 +104,8 @@ class QueryDaemonTest {
         assertEquals(0, ids.code(), ids.err());
         assertEquals("id\n------\nafter\nbefore\nthird\n(3 rows)\n", ids.out());
 
-        // the halt backstop: a query still running its grace (here 0 s) after its timeout sends the watchdog's line
-        // to its client and calls the halt action (the real daemon halts the JVM: exit 1)
         assertTrue(DaemonClient.stop(abs));
         assertTrue(second.awaitStopped(Duration.ofSeconds(60)));
-        List<String> halts = new CopyOnWriteArrayList<>();
-        QueryDaemon halting = start(abs, Duration.ofMinutes(10), Duration.ZERO, halts::add);
-        HeapLoadCommandTest.Run spin = run(List.of("cypher", "RETURN size([x IN range(1, 40000000000) WHERE x < 0]) "
-            + "AS n", "--timeout", "1"), db, "--daemon");
-        assertEquals(1, spin.code(), spin.err());
-        String haltLine = "query 'ad-hoc' did not stop within 0 s after its timeout of 1 s (CPU- or GC-bound); exiting";
-        // the watchdog's line (it fired and halted), or the timeout's when Neo4j's own transaction timeout ended the
-        // query first (the deterministic halt path: QueryWatchdogUnitTest, ServerTransactionBackstopTest)
-        if (spin.err().equals("heapload: " + haltLine + "\n")) {
-            // the line goes to the client first, then to the halt action
-            for (int i = 0; i < 500 && halts.isEmpty(); i++) {
-                Thread.sleep(20);
-            }
-            assertEquals(List.of(haltLine), List.copyOf(halts));
-        } else {
-            assertEquals("heapload: query 'ad-hoc' stopped after the transaction timeout of 1 s (raise it with "
-                + "--timeout)\n", spin.err());
-        }
-        halting.stop();
-        assertTrue(halting.awaitStopped(Duration.ofSeconds(60)));
 
         // idle: a daemon without queries for its idle time stops and releases the store
         QueryDaemon idle = start(abs, Duration.ofSeconds(1), QueryWatchdog.GRACE, line -> { });
@@ -150,6 +128,29 @@ class QueryDaemonTest {
         // the snapshots command got the store: the daemon process had stopped
         ProcessHandle.of(child).ifPresent(p -> p.onExit().orTimeout(60, TimeUnit.SECONDS).join());
         assertTrue(DaemonClient.running(abs).isEmpty());
+
+        // the halt backstop: a query still running its grace (here 0 s) after its timeout sends the watchdog's line
+        // to its client and calls the halt action (the real daemon halts the JVM: exit 1)
+        List<String> halts = new CopyOnWriteArrayList<>();
+        QueryDaemon halting = start(abs, Duration.ofMinutes(10), Duration.ZERO, halts::add);
+        HeapLoadCommandTest.Run spin = run(List.of("cypher", "RETURN size([x IN range(1, 40000000000) WHERE x < 0]) "
+            + "AS n", "--timeout", "1"), db, "--daemon");
+        assertEquals(1, spin.code(), spin.err());
+        String haltLine = "query 'ad-hoc' did not stop within 0 s after its timeout of 1 s (CPU- or GC-bound); exiting";
+        // the watchdog's line (it fired and halted), or the timeout's when Neo4j's own transaction timeout ended the
+        // query first (the deterministic halt path: QueryWatchdogUnitTest, ServerTransactionBackstopTest)
+        if (spin.err().equals("heapload: " + haltLine + "\n")) {
+            // the line goes to the client first, then to the halt action
+            for (int i = 0; i < 500 && halts.isEmpty(); i++) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(haltLine), List.copyOf(halts));
+        } else {
+            assertEquals("heapload: query 'ad-hoc' stopped after the transaction timeout of 1 s (raise it with "
+                + "--timeout)\n", spin.err());
+        }
+        // the spinning query ignores termination: this daemon cannot stop until it halts (the test JVM ends)
+        halting.stop();
     }
 
     /** Runs saved query {@code name} on the daemon through {@link DaemonClient} and renders it as the command does. */
