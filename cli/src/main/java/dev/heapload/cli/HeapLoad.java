@@ -40,7 +40,7 @@ import picocli.CommandLine.Parameters;
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
-        CompletionCommand.class},
+        CompletionCommand.class, DaemonCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
         "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
@@ -516,6 +516,8 @@ public final class HeapLoad implements Callable<Integer> {
         System.setOut(out);
         System.setErr(err);
         try {
+            // a command that needs the store while the query daemon holds it asks the daemon to stop first
+            GraphStore.setDaemonStopper(DaemonClient::stop);
             CommandLine cl = new CommandLine(new HeapLoad());
             // "--format micropython": the value names a subcommand too
             cl.setAllowSubcommandsAsOptionParameters(true);
@@ -590,6 +592,7 @@ public final class HeapLoad implements Callable<Integer> {
     public static void main(String[] args) {
         GraphStore.setNotices(line -> System.err.println("heapload: " + line));
         GraphStore.setHaltOnDiskFullHang(true);
+        DaemonClient.onByDefault = true;
         int code = run(args, System.out, System.err);
         System.exit(code);
     }

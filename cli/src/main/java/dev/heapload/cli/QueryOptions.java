@@ -58,6 +58,11 @@ final class QueryOptions {
         description = "Store directory (default: ${DEFAULT-VALUE}; $HEAPLOAD_DB when set).")
     Path db;
 
+    @Option(names = "--daemon", negatable = true,
+        description = "Run on the store's query daemon, started on first use and stopped after 10 idle minutes "
+            + "(default: on; --no-daemon or HEAPLOAD_DAEMON=off: in this process).")
+    Boolean daemon;
+
     @CommandLine.Mixin
     BoltOptions bolt = new BoltOptions();
 
@@ -80,7 +85,12 @@ final class QueryOptions {
                 result = run(remote, query, bound, timeout);
             }
         } else {
-            result = runOnStore(query, bound, timeout);
+            OutputFiles.requireStore(db);
+            result = DaemonClient.enabled(daemon) ? DaemonClient.query(db, query, bound, limit, timeout).orElse(null)
+                : null;
+            if (result == null) {
+                result = runOnStore(query, bound, timeout);
+            }
         }
         ResultWriter.write(result, fmt, csvRaw, System.out);
     }
@@ -98,6 +108,13 @@ final class QueryOptions {
         }
         Map<String, Object> bound = PathsQuery.bind(params);
         OutputFiles.requireStore(db);
+        if (DaemonClient.enabled(daemon)) {
+            var result = DaemonClient.paths(db, bound, limit);
+            if (result.isPresent()) {
+                ResultWriter.write(result.get(), fmt, csvRaw, System.out);
+                return;
+            }
+        }
         HeapSnapshot model;
         try {
             model = GraphStore.readModel(db, (String) bound.get("snapshot"));

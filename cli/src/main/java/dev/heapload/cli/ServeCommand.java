@@ -20,6 +20,8 @@ import dev.heapload.browser.BrowserSetup;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.SavedQuery;
+import dev.heapload.queries.QueryWatchdog;
+import dev.heapload.queries.ServerTransactionBackstop;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.embedded.PortInUseException;
 import dev.heapload.store.SnapshotSummary;
@@ -100,6 +102,7 @@ final class ServeCommand implements Callable<Integer> {
         PrintStream out = System.out;
         GraphStore store = GraphStore.open(dir);
         StopSignal signal = null;
+        ServerTransactionBackstop backstop = null;
         try {
             List<SnapshotSummary> snapshots = store.snapshots();
             if (snapshots.isEmpty()) {
@@ -126,6 +129,10 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IOException(e.getMessage() + "; is Neo4j or another heapload serve running? choose another with "
                     + option, e);
             }
+            // the watchdog of heapload query, on the server's side: a transaction the timeout did not stop (CPU- or
+            // GC-bound) ends the server 10 s later
+            backstop = ServerTransactionBackstop.start(database, java.time.Duration.ofSeconds(timeoutSeconds),
+                QueryWatchdog.EXIT);
             if (!signal.requested()) {
                 BrowserSetup.install(database, dir, snapshots, QueryLibrary.builtIn().queries(), httpPort, boltPort,
                     password != null);
@@ -136,10 +143,14 @@ final class ServeCommand implements Callable<Integer> {
             if (signal.await()) {
                 out.println("Stopping Neo4j ...");
             }
+            backstop.close();
             store.close();
             out.println("Stopped; store released.");
             out.flush();
         } finally {
+            if (backstop != null) {
+                backstop.close();
+            }
             BrowserSetup.uninstall();
             try {
                 store.close();

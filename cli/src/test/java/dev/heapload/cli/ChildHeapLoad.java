@@ -23,7 +23,7 @@ final class ChildHeapLoad {
             "-Xmx512m",
             "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dio.netty.tryReflectionSetAccessible=true",
+            "-Dio.netty.tryReflectionSetAccessible=true", "-Dheapload.daemon=off",
             "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName()));
         command.addAll(List.of(args));
         return command;

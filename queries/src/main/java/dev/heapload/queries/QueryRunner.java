@@ -96,9 +96,10 @@ public final class QueryRunner {
 
     /**
      * {@link #run(GraphDatabaseService, SavedQuery, Map, long, Duration)} under a {@link QueryWatchdog} with the
-     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM).
+     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM; the
+     * query daemon: an action that sends the line to its client first).
      */
-    static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
+    public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                            Duration timeout, Duration grace, java.util.function.Consumer<String> halt)
         throws QueryFailedException {
         QueryWatchdog watchdog = null;

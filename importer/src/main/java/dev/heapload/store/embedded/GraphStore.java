@@ -149,6 +149,29 @@ public final class GraphStore implements AutoCloseable {
         notices = java.util.Objects.requireNonNull(sink);
     }
 
+    /**
+     * What the lock file of a store held by the per-store query daemon says ({@code command=heapload daemon}): the
+     * "in use" message names it with its pid, and {@link #open} asks it to stop through {@link #setDaemonStopper}.
+     */
+    public static final String DAEMON_HOLDER = "heapload daemon";
+
+    /** See {@link #setDaemonStopper}. */
+    private static volatile java.util.function.Predicate<Path> daemonStopper;
+
+    /**
+     * How {@link #open} makes a query daemon ({@link #DAEMON_HOLDER}) give the store up: called with the store's
+     * absolute directory when the daemon holds its lock, it asks the daemon to stop (the daemon finishes the queries
+     * it runs, each bounded by its timeout, closes the store and exits) and returns whether it could ask; open then
+     * waits for the lock for at most {@link #DAEMON_STOP_WAIT}. Null (the default, and in the daemon itself): open
+     * fails with the "in use" message naming the daemon and its pid.
+     */
+    public static void setDaemonStopper(java.util.function.Predicate<Path> stopper) {
+        daemonStopper = stopper;
+    }
+
+    /** How long {@link #open} waits for a daemon it asked to stop: its longest query (120 s by default) and more. */
+    public static final java.time.Duration DAEMON_STOP_WAIT = java.time.Duration.ofSeconds(150);
+
     /** See {@link #setHaltOnDiskFullHang}. */
     static volatile boolean haltOnDiskFullHang;
 
@@ -186,6 +209,8 @@ public final class GraphStore implements AutoCloseable {
     private Catalog catalog;
     /** The snapshot whose graph the running DBMS serves, or null (none, or the graph of an empty store). */
     private String openSnapshot;
+    /** Pairs "baseline\0target" that {@link #compare} found compared (or not comparable) since the graph opened. */
+    private final Set<String> comparedPairs = new java.util.HashSet<>();
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
     /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
@@ -247,6 +272,9 @@ public final class GraphStore implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
+                lock = afterDaemonStopped(abs, channel);
+            }
+            if (lock == null) {
                 throw inUse(abs);
             }
             // this process holds the lock, so nothing serves the store: a serving file is a killed server's
@@ -272,6 +300,75 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
+    /**
+     * When the query daemon holds the store and a {@link #setDaemonStopper stopper} is set: asks it to stop (one
+     * notice) and waits for the lock.
+     *
+     * @return the lock, or null when no daemon holds the store or it did not stop in time
+     */
+    private static FileLock afterDaemonStopped(Path abs, FileChannel channel) throws IOException {
+        java.util.function.Predicate<Path> stopper = daemonStopper;
+        java.util.OptionalLong pid = daemonHolding(abs);
+        if (stopper == null || pid.isEmpty()) {
+            return null;
+        }
+        // a daemon that cannot be asked is stopping already (idle): wait for it all the same
+        notices.accept("the query daemon (pid " + pid.getAsLong() + ") holds the store " + abs
+            + (stopper.test(abs) ? "; asked it to stop first" : "; waiting for it to stop"));
+        long deadline = System.nanoTime() + DAEMON_STOP_WAIT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                FileLock lock = channel.tryLock();
+                if (lock != null) {
+                    return lock;
+                }
+            } catch (OverlappingFileLockException e) {
+                // a daemon in this process (tests) still holds it
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The pid of the live process holding store {@code dir} as the query daemon ({@link #DAEMON_HOLDER}, from the
+     * lock file), or empty. Takes no lock.
+     */
+    public static java.util.OptionalLong daemonHolding(Path dir) {
+        java.util.Properties holder = new java.util.Properties();
+        try (var in = Files.newInputStream(dir.toAbsolutePath().normalize().resolve(LOCK))) {
+            holder.load(in);
+            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
+            if (DAEMON_HOLDER.equals(holder.getProperty("command", ""))
+                && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return java.util.OptionalLong.of(pid);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no lock file, or one being written
+        }
+        return java.util.OptionalLong.empty();
+    }
+
+    /**
+     * Names what this process does with the store in its lock file ({@code command=WHAT}), for the "in use" message
+     * of other processes: e.g. {@link #DAEMON_HOLDER}.
+     *
+     * @param what lower-case letters and spaces, at most 40
+     * @throws IllegalArgumentException for other text
+     */
+    public void holdAs(String what) {
+        if (!what.matches("[a-z ]{1,40}")) {
+            throw new IllegalArgumentException("holder must be lower-case words: " + what);
+        }
+        ensureOpen();
+        holder(what);
+    }
+
     /** Writes {@code text} to {@code file}, created (or replaced) with permissions 0600 where POSIX permissions exist. */
     private static void writePrivately(Path file, String text) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
@@ -285,7 +382,7 @@ public final class GraphStore implements AutoCloseable {
     }
 
     private static StoreInUseException inUse(Path abs) {
-        String message = "store " + abs + " is in use by another heapload process (a load, or heapload serve)";
+        String message = "store " + abs + " is in use by another heapload process (a load, heapload serve or the query daemon)";
         boolean query = false;
         java.util.Properties holder = new java.util.Properties();
         try (var in = Files.newInputStream(abs.resolve(LOCK))) {
@@ -770,6 +867,30 @@ public final class GraphStore implements AutoCloseable {
         return database(id);
     }
 
+    /**
+     * True when {@link #databaseFor} with these arguments would return the graph already open without starting,
+     * building, updating or comparing anything (the same snapshot's graph, and a pair already known to be compared),
+     * so a caller running several queries on threads of its own may run this one beside the others. False when no
+     * graph is open.
+     */
+    public boolean opensNothingFor(String queryName, Map<String, Object> params) {
+        ensureOpen();
+        if (db == null) {
+            return false;
+        }
+        String target = text(params.get("target"));
+        String snapshot = text(params.get("snapshot"));
+        String baseline = text(params.get("baseline"));
+        String id = target != null ? target : snapshot;
+        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
+            return true;
+        }
+        if (!id.equals(openSnapshot)) {
+            return false;
+        }
+        return baseline == null || catalog.find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
+    }
+
     private static String text(Object value) {
         return value instanceof String s && !s.isEmpty() ? s : null;
     }
@@ -806,6 +927,9 @@ public final class GraphStore implements AutoCloseable {
         }
         Catalog.Entry t = entryWithGraph(target);
         if (baseline.equals(target) || !b.summary().analysed() || !t.summary().analysed()) {
+            if (target.equals(openSnapshot)) {
+                comparedPairs.add(baseline + "\0" + target);
+            }
             return false;
         }
         GraphDatabaseService graph = database(target);
@@ -817,6 +941,7 @@ public final class GraphStore implements AutoCloseable {
             }
         }
         if (present) {
+            comparedPairs.add(baseline + "\0" + target);
             return false;
         }
         if (b.pruned()) {
@@ -851,6 +976,7 @@ public final class GraphStore implements AutoCloseable {
         }
         startDatabase(home, serverSettings);
         openSnapshot = target;
+        comparedPairs.add(baseline + "\0" + target);
         return true;
     }
 
@@ -1219,6 +1345,7 @@ public final class GraphStore implements AutoCloseable {
 
     private void closeDatabase() {
         openSnapshot = null;
+        comparedPairs.clear();
         if (dbms != null) {
             DatabaseManagementService d = dbms;
             dbms = null;

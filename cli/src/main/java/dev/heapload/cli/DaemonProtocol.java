@@ -1,0 +1,173 @@
+package dev.heapload.cli;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.heapload.queries.QueryResult;
+
+/**
+ * The wire format between {@code heapload query}/{@code cypher} and the store's query daemon ({@link QueryDaemon}),
+ * over the daemon's Unix domain socket: one request per connection, answered by frames.
+ *
+ * <p>Request: the int {@link #VERSION}, an operation string ({@link #QUERY}, {@link #PATHS}, {@link #STOP}), then
+ * for {@code query} the query's name and Cypher text, its bound parameters (a map value), the row limit and the
+ * timeout in milliseconds; for {@code paths} the bound parameters and the row limit. Strings are an int byte count
+ * and UTF-8 bytes. Values are tagged: null, string, long, double, boolean, list, map with string keys (the plain
+ * values of {@link QueryResult}).
+ *
+ * <p>Frames: {@link #ACCEPTED} (the daemon runs the request), {@link #NOTICE} + string (a one-line notice for
+ * stderr), then one of {@link #RESULT} + columns, rows and the truncated flag, or {@link #ERROR} + the one-line
+ * message (exit 1), or {@link #STOPPING} (answer to {@code stop}).
+ */
+final class DaemonProtocol {
+
+    static final int VERSION = 1;
+    static final String QUERY = "query";
+    static final String PATHS = "paths";
+    static final String STOP = "stop";
+
+    static final byte ACCEPTED = 'A';
+    static final byte NOTICE = 'N';
+    static final byte RESULT = 'R';
+    static final byte ERROR = 'E';
+    static final byte STOPPING = 'S';
+
+    /** Longest string accepted (a statement, a value): 64 MiB. */
+    static final int MAX_STRING = 64 << 20;
+
+    private static final byte NULL = 0;
+    private static final byte STRING = 1;
+    private static final byte LONG = 2;
+    private static final byte DOUBLE = 3;
+    private static final byte BOOLEAN = 4;
+    private static final byte LIST = 5;
+    private static final byte MAP = 6;
+
+    private DaemonProtocol() {
+    }
+
+    static void writeString(DataOutputStream out, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    static String readString(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > MAX_STRING) {
+            throw new IOException("bad string length " + n);
+        }
+        return new String(in.readNBytes(n), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Writes a plain value; lists and maps nest as deep as the query result's values do (Cypher values, not heap
+     * depth: a path is a flat list of element ids).
+     */
+    static void writeValue(DataOutputStream out, Object v) throws IOException {
+        if (v == null) {
+            out.writeByte(NULL);
+        } else if (v instanceof String s) {
+            out.writeByte(STRING);
+            writeString(out, s);
+        } else if (v instanceof Long l) {
+            out.writeByte(LONG);
+            out.writeLong(l);
+        } else if (v instanceof Double d) {
+            out.writeByte(DOUBLE);
+            out.writeDouble(d);
+        } else if (v instanceof Boolean b) {
+            out.writeByte(BOOLEAN);
+            out.writeBoolean(b);
+        } else if (v instanceof List<?> list) {
+            out.writeByte(LIST);
+            out.writeInt(list.size());
+            for (Object o : list) {
+                writeValue(out, o);
+            }
+        } else if (v instanceof Map<?, ?> map) {
+            out.writeByte(MAP);
+            out.writeInt(map.size());
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                writeString(out, String.valueOf(e.getKey()));
+                writeValue(out, e.getValue());
+            }
+        } else if (v instanceof Number n) {
+            out.writeByte(LONG);
+            out.writeLong(n.longValue());
+        } else {
+            out.writeByte(STRING);
+            writeString(out, v.toString());
+        }
+    }
+
+    static Object readValue(DataInputStream in) throws IOException {
+        byte tag = in.readByte();
+        switch (tag) {
+            case NULL:
+                return null;
+            case STRING:
+                return readString(in);
+            case LONG:
+                return in.readLong();
+            case DOUBLE:
+                return in.readDouble();
+            case BOOLEAN:
+                return in.readBoolean();
+            case LIST: {
+                int n = count(in);
+                List<Object> list = new ArrayList<>(Math.min(n, 1 << 16));
+                for (int i = 0; i < n; i++) {
+                    list.add(readValue(in));
+                }
+                return list;
+            }
+            case MAP: {
+                int n = count(in);
+                Map<String, Object> map = new LinkedHashMap<>();
+                for (int i = 0; i < n; i++) {
+                    String k = readString(in);
+                    map.put(k, readValue(in));
+                }
+                return map;
+            }
+            default:
+                throw new IOException("bad value tag " + tag);
+        }
+    }
+
+    private static int count(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("bad count " + n);
+        }
+        return n;
+    }
+
+    static void writeResult(DataOutputStream out, QueryResult r) throws IOException {
+        out.writeByte(RESULT);
+        writeValue(out, r.columns());
+        out.writeInt(r.rows().size());
+        for (List<Object> row : r.rows()) {
+            writeValue(out, row);
+        }
+        out.writeBoolean(r.truncated());
+    }
+
+    @SuppressWarnings("unchecked")
+    static QueryResult readResult(DataInputStream in) throws IOException {
+        List<String> columns = (List<String>) readValue(in);
+        int n = count(in);
+        List<List<Object>> rows = new ArrayList<>(Math.min(n, 1 << 16));
+        for (int i = 0; i < n; i++) {
+            rows.add((List<Object>) readValue(in));
+        }
+        return new QueryResult(List.copyOf(columns), rows, in.readBoolean());
+    }
+}

@@ -1,0 +1,481 @@
+package dev.heapload.cli;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+
+import org.neo4j.graphdb.GraphDatabaseService;
+
+import dev.heapload.explore.PathsQuery;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.QueryFailedException;
+import dev.heapload.queries.QueryLibrary;
+import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.QueryRunner;
+import dev.heapload.queries.QueryWatchdog;
+import dev.heapload.queries.SafeText;
+import dev.heapload.queries.SavedQuery;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.SnapshotNotFoundException;
+
+/**
+ * The per-store query daemon (issue 20 item 6, issue 16 item 5): one background process per store that holds the
+ * store open, keeps a snapshot's graph started and the Cypher planner warm, caches the model {@code paths} reads, and
+ * answers {@code heapload query}/{@code cypher} over a Unix domain socket only its user can reach, so that queries
+ * after the first take well under the 5–9 s of a one-shot run, and two queries at once both run.
+ *
+ * <p>Files (docs/daemon.md): {@code DIR/daemon/socket} (directory mode 0700, socket 0600; under
+ * {@code java.io.tmpdir/heapload-daemon-USER/} when the store's path is too long for a socket address) and
+ * {@code DIR/daemon.properties} (mode 0600: {@code pid}, {@code socket}), written once it accepts connections and
+ * deleted when it stops. The store's lock file names it {@value GraphStore#DAEMON_HOLDER} with its pid.
+ *
+ * <p>Concurrency: queries on the graph that is open run side by side (Neo4j's embedded API is thread-safe); a query
+ * that needs another snapshot's graph, a first comparison of a pair or a summary update waits until the running
+ * queries end, switches the graph (one to four seconds), and then runs ({@link GraphStore#opensNothingFor}). Every
+ * query runs as in {@code heapload query}: read-only, no {@code LOAD CSV}, the transaction timeout and memory limit,
+ * and the watchdog: a query still running {@link QueryWatchdog#GRACE} after its timeout sends its one line to its
+ * client and halts the daemon (exit 1; the store is only read).
+ *
+ * <p>It stops after {@code idle} without requests, when asked ({@link DaemonProtocol#STOP}: a load, delete, prune,
+ * {@code serve} or any other command that opens the store asks through {@link GraphStore#setDaemonStopper}), or on
+ * SIGTERM; it finishes the queries it runs first.
+ */
+final class QueryDaemon {
+
+    private final Path dir;
+    private final Duration idle;
+    private final Duration grace;
+    private final Consumer<String> halt;
+    private final PrintStream log;
+    private final GraphStore store;
+    private final Object storeMutex = new Object();
+    private final ReentrantReadWriteLock graphs = new ReentrantReadWriteLock();
+    private final AtomicInteger active = new AtomicInteger();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Map<String, CompletableFuture<HeapSnapshot>> models;
+    private final ThreadLocal<Consumer<String>> requestNotices = new ThreadLocal<>();
+    private volatile long lastActivity = System.nanoTime();
+    private volatile boolean stopping;
+    private ServerSocketChannel server;
+    private Path socket;
+
+    /**
+     * Opens the store for the daemon (before anything listens).
+     *
+     * @param dir   the store directory (absolute)
+     * @param idle  stop after this long without a request
+     * @param grace how long a query may run past its timeout before {@code halt} ({@link QueryWatchdog#GRACE})
+     * @param halt  receives the watchdog's one line after it was sent to the client ({@link QueryWatchdog#EXIT} halts)
+     * @throws IOException as {@link GraphStore#open} (another process holds the store, …)
+     */
+    QueryDaemon(Path dir, Duration idle, Duration grace, Consumer<String> halt, PrintStream log) throws IOException {
+        this.dir = dir;
+        this.idle = idle;
+        this.grace = grace;
+        this.halt = halt;
+        this.log = log;
+        int keep = Runtime.getRuntime().maxMemory() >= (3L << 30) ? 2 : 1;
+        this.models = new LinkedHashMap<>(4, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<HeapSnapshot>> eldest) {
+                return size() > keep;
+            }
+        };
+        this.store = GraphStore.open(dir);
+        try {
+            store.holdAs(GraphStore.DAEMON_HOLDER);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The socket of the daemon of store {@code dir}: in DIR/daemon/, or a short path under the temp folder. */
+    static Path socketPath(Path dir) {
+        Path inStore = dir.resolve("daemon").resolve("socket");
+        if (inStore.toString().getBytes(StandardCharsets.UTF_8).length <= 100) {
+            return inStore;
+        }
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+        return Path.of(System.getProperty("java.io.tmpdir"), "heapload-daemon-" + user)
+            .resolve(Integer.toHexString(dir.toString().hashCode()) + ".sock");
+    }
+
+    /** {@code DIR/daemon.properties}: pid and socket of the running daemon. */
+    static Path infoFile(Path dir) {
+        return dir.resolve("daemon.properties");
+    }
+
+    /**
+     * Starts the newest graph, listens, writes {@link #infoFile}, plans the saved queries in the background; then
+     * serves until stopped and closes the store.
+     */
+    void run() throws IOException, InterruptedException {
+        GraphStore.setNotices(line -> {
+            Consumer<String> to = requestNotices.get();
+            if (to != null) {
+                to.accept(line);
+            } else {
+                log.println("heapload daemon: " + line);
+            }
+        });
+        try {
+            GraphDatabaseService first;
+            synchronized (storeMutex) {
+                first = store.database();
+            }
+            listen();
+            Thread planner = new Thread(() -> plan(first), "heapload-daemon-planner");
+            planner.setDaemon(true);
+            planner.start();
+            Thread idleWatch = new Thread(this::watchIdle, "heapload-daemon-idle");
+            idleWatch.setDaemon(true);
+            idleWatch.start();
+            log.println("heapload daemon: pid " + ProcessHandle.current().pid() + " serving " + dir + " on " + socket
+                + " (stops after " + idle.toSeconds() + " s idle)");
+            acceptLoop();
+        } finally {
+            shutdown();
+        }
+    }
+
+    private void listen() throws IOException {
+        socket = socketPath(dir);
+        Path folder = socket.getParent();
+        Files.createDirectories(folder);
+        if (folder.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
+        }
+        Files.deleteIfExists(socket);
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        if (socket.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        }
+        Path info = infoFile(dir);
+        Path tmp = info.resolveSibling(info.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        if (tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        }
+        Files.writeString(tmp, "pid=" + ProcessHandle.current().pid() + "\nsocket=" + socket.toString()
+            .replace("\\", "\\\\") + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, info, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private void plan(GraphDatabaseService db) {
+        graphs.readLock().lock();
+        try {
+            for (SavedQuery q : QueryLibrary.builtIn().queries()) {
+                if (stopping) {
+                    return;
+                }
+                QueryRunner.plan(db, q);
+            }
+        } catch (Exception | LinkageError e) {
+            // a stopping DBMS, or a query that does not plan (running it says why)
+        } finally {
+            graphs.readLock().unlock();
+        }
+    }
+
+    private void watchIdle() {
+        while (!stopping) {
+            try {
+                Thread.sleep(Math.max(50, Math.min(5000, idle.toMillis() / 4)));
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (active.get() == 0 && System.nanoTime() - lastActivity > idle.toNanos()) {
+                log.println("heapload daemon: idle for " + idle.toSeconds() + " s; stopping");
+                stop();
+                return;
+            }
+        }
+    }
+
+    /** Stops accepting connections; the accept loop then waits for the running requests and returns. */
+    void stop() {
+        stopping = true;
+        try {
+            ServerSocketChannel s = server;
+            if (s != null) {
+                s.close();
+            }
+        } catch (IOException e) {
+            // closing anyway
+        }
+    }
+
+    /** Waits until the daemon has closed the store (after {@link #stop}). */
+    boolean awaitStopped(Duration max) throws InterruptedException {
+        return stopped.await(max.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private void acceptLoop() throws InterruptedException {
+        while (!stopping) {
+            SocketChannel client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                break; // closed by stop()
+            }
+            lastActivity = System.nanoTime();
+            active.incrementAndGet();
+            Thread t = new Thread(() -> {
+                try {
+                    serve(client);
+                } finally {
+                    lastActivity = System.nanoTime();
+                    active.decrementAndGet();
+                    synchronized (active) {
+                        active.notifyAll();
+                    }
+                }
+            }, "heapload-daemon-request");
+            t.setDaemon(true);
+            t.start();
+        }
+        synchronized (active) {
+            while (active.get() > 0) {
+                active.wait(200);
+            }
+        }
+    }
+
+    private void shutdown() throws IOException {
+        stopping = true;
+        try {
+            if (server != null) {
+                server.close();
+            }
+            Files.deleteIfExists(infoFile(dir));
+            if (socket != null) {
+                Files.deleteIfExists(socket);
+            }
+            synchronized (models) {
+                models.clear();
+            }
+        } finally {
+            try {
+                synchronized (storeMutex) {
+                    store.close();
+                }
+            } finally {
+                stopped.countDown();
+                log.println("heapload daemon: stopped; store released");
+            }
+        }
+    }
+
+    private void serve(SocketChannel client) {
+        try (client;
+             DataInputStream in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(client)));
+             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(client)))) {
+            if (in.readInt() != DaemonProtocol.VERSION) {
+                sendError(out, "the query daemon of " + dir + " speaks another protocol version; stop it (it stops "
+                    + "when idle) or use --no-daemon");
+                return;
+            }
+            String op = DaemonProtocol.readString(in);
+            if (op.equals(DaemonProtocol.STOP)) {
+                log.println("heapload daemon: asked to stop");
+                synchronized (out) {
+                    out.writeByte(DaemonProtocol.STOPPING);
+                    out.flush();
+                }
+                stop();
+                return;
+            }
+            if (stopping) {
+                return; // the client runs the query itself
+            }
+            Request request = Request.read(op, in);
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.ACCEPTED);
+                out.flush();
+            }
+            requestNotices.set(line -> {
+                try {
+                    synchronized (out) {
+                        out.writeByte(DaemonProtocol.NOTICE);
+                        DaemonProtocol.writeString(out, line);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away
+                }
+            });
+            QueryResult result;
+            try {
+                result = request.op.equals(DaemonProtocol.PATHS) ? paths(request) : query(request, out);
+            } catch (Exception | OutOfMemoryError e) {
+                sendError(out, HeapLoad.oneLine(e));
+                return;
+            } finally {
+                requestNotices.remove();
+            }
+            synchronized (out) {
+                DaemonProtocol.writeResult(out, result);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // the client went away, or sent garbage: nothing to answer
+        }
+    }
+
+    private static void sendError(DataOutputStream out, String line) {
+        try {
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.ERROR);
+                DaemonProtocol.writeString(out, line);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    private QueryResult query(Request r, DataOutputStream out) throws Exception {
+        SavedQuery query = new SavedQuery(r.name, r.name, List.of(), List.of(), r.text, "the daemon's client");
+        GraphDatabaseService db = acquire(r.name, r.params);
+        try {
+            return QueryRunner.run(db, query, r.params, r.limit, Duration.ofMillis(r.timeoutMillis), grace, line -> {
+                sendError(out, line);
+                log.println("heapload daemon: " + line);
+                log.flush();
+                halt.accept(line);
+            });
+        } finally {
+            graphs.readLock().unlock();
+        }
+    }
+
+    /**
+     * The graph for the query, with the read lock of {@link #graphs} held (the caller unlocks): at once when it is
+     * open; else, once the running queries ended, after switching (under the write lock).
+     */
+    private GraphDatabaseService acquire(String name, Map<String, Object> params) throws IOException {
+        graphs.readLock().lock();
+        boolean locked = true;
+        try {
+            synchronized (storeMutex) {
+                if (store.opensNothingFor(name, params)) {
+                    locked = false;
+                    return store.databaseFor(name, params);
+                }
+            }
+        } finally {
+            if (locked) {
+                graphs.readLock().unlock();
+            }
+        }
+        graphs.writeLock().lock();
+        try {
+            GraphDatabaseService db;
+            synchronized (storeMutex) {
+                db = store.databaseFor(name, params);
+            }
+            graphs.readLock().lock(); // downgrade: run beside later queries on this graph
+            return db;
+        } finally {
+            graphs.writeLock().unlock();
+        }
+    }
+
+    private QueryResult paths(Request r) throws Exception {
+        String id = (String) r.params.get("snapshot");
+        HeapSnapshot model;
+        try {
+            model = model(id);
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
+        return PathsQuery.run(model, r.params, r.limit);
+    }
+
+    /** The model of snapshot {@code id}, read once and kept (the most recent one or two). */
+    private HeapSnapshot model(String id) throws Exception {
+        CompletableFuture<HeapSnapshot> f;
+        boolean reader = false;
+        synchronized (models) {
+            f = models.get(id);
+            if (f == null) {
+                f = new CompletableFuture<>();
+                models.put(id, f);
+                reader = true;
+            }
+        }
+        if (reader) {
+            try {
+                f.complete(GraphStore.readModel(dir, id));
+            } catch (Exception | Error e) {
+                synchronized (models) {
+                    models.remove(id, f);
+                }
+                f.completeExceptionally(e);
+            }
+        }
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            if (e.getCause() instanceof Error x) {
+                throw x;
+            }
+            throw e;
+        }
+    }
+
+    /** One request as read from the socket. */
+    private record Request(String op, String name, String text, Map<String, Object> params, long limit,
+                           long timeoutMillis) {
+
+        @SuppressWarnings("unchecked")
+        static Request read(String op, DataInputStream in) throws IOException {
+            if (op.equals(DaemonProtocol.QUERY)) {
+                String name = DaemonProtocol.readString(in);
+                String text = DaemonProtocol.readString(in);
+                Map<String, Object> params = (Map<String, Object>) DaemonProtocol.readValue(in);
+                long limit = in.readLong();
+                long timeout = in.readLong();
+                if (timeout <= 0) {
+                    throw new IOException("bad timeout");
+                }
+                return new Request(op, name, text, params, limit, timeout);
+            }
+            if (op.equals(DaemonProtocol.PATHS)) {
+                Map<String, Object> params = (Map<String, Object>) DaemonProtocol.readValue(in);
+                return new Request(op, PathsQuery.NAME, "", params, in.readLong(), 1);
+            }
+            throw new IOException("unknown operation " + op);
+        }
+    }
+}
