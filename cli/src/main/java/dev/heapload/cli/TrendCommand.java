@@ -58,16 +58,8 @@ final class TrendCommand implements Callable<Integer> {
             + "\"other\"), objects per snapshot.")
     Path svg;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
-        description = "Stop a query after this many seconds (default: ${DEFAULT-VALUE}).")
-    long timeoutSeconds;
-
-    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
-        description = "Store directory (default: ${DEFAULT-VALUE}).")
-    Path db;
-
     @CommandLine.Mixin
-    BoltOptions bolt = new BoltOptions();
+    StoreOptions store = new StoreOptions();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -80,9 +72,6 @@ final class TrendCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (timeoutSeconds <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--timeout must be > 0");
-        }
         if (category != null && category < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--category must be a category number >= 0");
         }
@@ -90,10 +79,10 @@ final class TrendCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--category and --by-category exclude each other");
         }
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
-        bolt.check(spec);
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
-        if (bolt.remote()) {
-            try (RemoteGraphStore remote = bolt.connect()) {
+        Duration timeout = store.checked(spec);
+        Path db = store.db;
+        if (store.bolt.remote()) {
+            try (RemoteGraphStore remote = store.bolt.connect()) {
                 return print(fmt, SavedQueryRunner.on(remote, timeout),
                     remote.uri());
             }
@@ -110,11 +99,11 @@ final class TrendCommand implements Callable<Integer> {
                     db.toAbsolutePath().normalize().toString());
             }
         }
-        try (GraphStore store = opened) {
-            if (store.snapshots().isEmpty()) {
+        try (GraphStore graphs = opened) {
+            if (graphs.snapshots().isEmpty()) {
                 throw new IOException(empty(db.toAbsolutePath().normalize().toString()));
             }
-            return print(fmt, SavedQueryRunner.on(store, timeout),
+            return print(fmt, SavedQueryRunner.on(graphs, timeout),
                 db.toAbsolutePath().normalize().toString());
         }
     }
