@@ -214,9 +214,9 @@ class CliMannersTest {
             + "count(*) AS n, sum(o.size) AS bytes", "-p", "s=after", "-p", "t=table", "--db", d);
         assertEquals(0, table.code(), table.err());
         assertEquals("""
-            type     n  bytes
-            -----  ---  -----
-            table  213  43456
+             type  |   n | bytes
+            -------+-----+-------
+             table | 213 | 43456
             (1 row)
             """, table.out());
         // typed parameters: integer and boolean values are not strings

@@ -81,9 +81,9 @@ class SafeOutputTest {
     private static synchronized void load() {
         if (!Files.exists(db)) {
             HeapLoadCommandTest.Run r = ok("load", "--db", db.toString(), "--no-progress", before.toString(), after.toString());
-            // the load summary: category names escaped (clipped to 20 columns)
-            assertTrue(r.out().contains("  0 =cmd()\\x1b[2J "), r.out());
-            assertTrue(r.out().contains("  0 @SUM(1)\\u202e\\r "), r.out());
+            // the load summary: category names escaped
+            assertTrue(r.out().contains("  0 | =cmd()\\x1b[2J "), r.out());
+            assertTrue(r.out().contains("  0 | @SUM(1)\\u202e\\r "), r.out());
             // the leak answer: the retention path's hop with the key
             assertTrue(r.out().contains(KEY), r.out());
         }
