@@ -7,7 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 
-import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

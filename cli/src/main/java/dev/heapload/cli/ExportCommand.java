@@ -12,7 +12,7 @@ import dev.heapload.export.DevToolsHeapSnapshot;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

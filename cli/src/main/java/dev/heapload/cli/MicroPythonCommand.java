@@ -28,7 +28,7 @@ import dev.heapload.queries.TextTable;
 import dev.heapload.report.svg.HeapLayoutSvg;
 import dev.heapload.report.text.LoadReport;
 import dev.heapload.report.text.MicroPythonText;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.heapload.queries.SafeText;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * limit; exit 2 on usage errors, an unknown query name or a wrong parameter included (naming the closest ones).
  * While {@code heapload serve} holds the store, the query runs over its Bolt port ({@link ServedStore}); while
  * another query holds it, this one waits for it (one line on stderr) and then runs
- * ({@link dev.heapload.store.GraphStore#openWaiting}); a load holding it is one line, exit 1.
+ * ({@link dev.heapload.store.embedded.GraphStore#openWaiting}); a load holding it is one line, exit 1.
  * Table and CSV show dump strings in their {@link dev.heapload.queries.SafeText} form (CSV formula cells
  * neutralised) unless {@code --csv-raw}.
  */

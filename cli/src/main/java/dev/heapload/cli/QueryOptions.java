@@ -18,9 +18,9 @@ import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.RemoteGraphStore;
-import dev.heapload.store.StoreInUseException;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
+import dev.heapload.store.embedded.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

@@ -2,8 +2,8 @@ package dev.heapload.cli;
 
 import java.io.IOException;
 
-import dev.heapload.store.RemoteGraphStore;
-import dev.heapload.store.StoreInUseException;
+import dev.heapload.store.bolt.RemoteGraphStore;
+import dev.heapload.store.embedded.StoreInUseException;
 
 /**
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing

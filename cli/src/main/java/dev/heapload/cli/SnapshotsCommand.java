@@ -8,8 +8,8 @@ import java.util.concurrent.Callable;
 
 import dev.heapload.queries.SafeText;
 import dev.heapload.queries.TextTable;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

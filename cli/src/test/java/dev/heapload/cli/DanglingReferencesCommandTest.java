@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Issue 17 item 7, references to nothing, on a generated Luau dump whose one table refers to three addresses with no

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * The {@code heapload} command end to end on the bundled event-listeners dump: load, summary, graph

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * A load killed (SIGTERM, as Ctrl-C or a CI timeout does) while Neo4j's importer is building the new graph

@@ -36,7 +36,7 @@ import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
 import dev.heapload.cli.HeapLoadCommandTest.Run;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code heapload serve} as a person uses it: start it in a child JVM on the bundled event-listeners store, open

@@ -17,7 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * A web page from another origin ({@code http://127.0.0.1:OTHER}, served by this test), opened in headless Chromium

@@ -72,7 +72,7 @@ class SuspectSizesTest {
             "--producer", "Studio 0.650", "--vm-version", "luau 0.650", before.toString(), after.toString());
         assertEquals(0, t.code(), t.err());
         // issue 17 item 3: --producer and --vm-version on the Snapshot node and in the catalog
-        try (dev.heapload.store.GraphStore store = dev.heapload.store.GraphStore.open(trusted)) {
+        try (dev.heapload.store.embedded.GraphStore store = dev.heapload.store.embedded.GraphStore.open(trusted)) {
             var summary = store.snapshot("after").orElseThrow();
             assertEquals("Studio 0.650", summary.producer());
             assertEquals("luau 0.650", summary.vmVersion());

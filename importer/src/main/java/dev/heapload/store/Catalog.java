@@ -27,9 +27,9 @@ import java.util.Properties;
  * {@code graph-<generation>}) is read as entries without graphs, {@link #legacy} set, for the migration of
  * {@link GraphStore#open}.
  */
-final class Catalog {
+public final class Catalog {
 
-    static final String FILE = "catalog.properties";
+    public static final String FILE = "catalog.properties";
     private static final String FORMAT = "heapload-store-2";
     private static final String FORMAT_1 = "heapload-store-1";
 
@@ -39,83 +39,83 @@ final class Catalog {
      * directory of its graph under {@code graphs/} (null: none built yet, or pruned), the {@link GraphSchema#VERSION}
      * that graph was built with, and whether the snapshot was pruned (graph and model dropped, summary kept).
      */
-    record Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount, String graph,
+    public record Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount, String graph,
                  int graphSchema, boolean pruned) {
         /** An entry without a graph yet. */
-        Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount) {
+        public Entry(SnapshotSummary summary, String file, int categoryCount, int missingCount) {
             this(summary, file, categoryCount, missingCount, null, GraphSchema.VERSION, false);
         }
 
         /** An entry without a graph yet and without Missing nodes. */
-        Entry(SnapshotSummary summary, String file, int categoryCount) {
+        public Entry(SnapshotSummary summary, String file, int categoryCount) {
             this(summary, file, categoryCount, 0);
         }
 
-        String id() {
+        public String id() {
             return summary.id();
         }
 
         /** The file name of its summary under {@code summaries/}. */
-        String summaryFile() {
+        public String summaryFile() {
             return file.substring(0, file.length() - ".hsnap".length()) + ".summary";
         }
 
         /** The same entry with its graph in {@code graph} (built now, with the current schema). */
-        Entry withGraph(String graph) {
+        public Entry withGraph(String graph) {
             return new Entry(summary, file, categoryCount, missingCount, graph, GraphSchema.VERSION, false);
         }
 
         /** The same entry pruned: no graph, no model. */
-        Entry asPruned() {
+        public Entry asPruned() {
             return new Entry(summary, file, categoryCount, missingCount, null, graphSchema, true);
         }
 
         /** True when its graph exists and was built with the current schema. */
-        boolean hasCurrentGraph() {
+        public boolean hasCurrentGraph() {
             return graph != null && graphSchema == GraphSchema.VERSION;
         }
     }
 
-    final long generation;
-    final List<Entry> entries;
+    public final long generation;
+    public final List<Entry> entries;
     /** The store's baseline setting (a snapshot id every load is also compared against), or null. */
-    final String baseline;
+    public final String baseline;
     /** Read from a format-1 catalog: the one graph of all snapshots ({@code graph-<generation>}) to be replaced. */
-    final boolean legacy;
+    public final boolean legacy;
 
-    Catalog(long generation, List<Entry> entries) {
+    public Catalog(long generation, List<Entry> entries) {
         this(generation, entries, null, false);
     }
 
-    Catalog(long generation, List<Entry> entries, String baseline, boolean legacy) {
+    public Catalog(long generation, List<Entry> entries, String baseline, boolean legacy) {
         this.generation = generation;
         this.entries = List.copyOf(entries);
         this.baseline = baseline;
         this.legacy = legacy;
     }
 
-    static Catalog empty() {
+    public static Catalog empty() {
         return new Catalog(0, List.of());
     }
 
     /** The directory name of a graph built in {@code generation} for the snapshot file {@code file}. */
-    static String graphDirectory(String file, long generation) {
+    public static String graphDirectory(String file, long generation) {
         return file.substring(0, file.length() - ".hsnap".length()) + "-" + generation;
     }
 
     /** The same catalog with another baseline setting (null: none), as the next generation. */
-    Catalog withBaseline(String id) {
+    public Catalog withBaseline(String id) {
         return new Catalog(generation + 1, entries, id, false);
     }
 
     /** The next generation with {@code entry} put in place of the entry with its id (which must exist). */
-    Catalog replacing(Entry entry) {
+    public Catalog replacing(Entry entry) {
         List<Entry> list = new ArrayList<>(entries);
         list.replaceAll(e -> e.id().equals(entry.id()) ? entry : e);
         return new Catalog(generation + 1, list, baseline, false);
     }
 
-    Entry find(String id) {
+    public Entry find(String id) {
         for (Entry e : entries) {
             if (e.id().equals(id)) {
                 return e;
@@ -125,12 +125,12 @@ final class Catalog {
     }
 
     /** The same entries under another generation number. */
-    Catalog withGeneration(long g) {
+    public Catalog withGeneration(long g) {
         return new Catalog(g, entries, baseline, false);
     }
 
     /** A copy of the next generation with {@code entry} added, or put in place of the entry with its id. */
-    Catalog with(Entry entry) {
+    public Catalog with(Entry entry) {
         List<Entry> list = new ArrayList<>(entries);
         boolean replaced = false;
         for (int i = 0; i < list.size(); i++) {
@@ -146,7 +146,7 @@ final class Catalog {
     }
 
     /** A copy of the next generation without the entry {@code id}. */
-    Catalog without(String id) {
+    public Catalog without(String id) {
         List<Entry> list = new ArrayList<>(entries);
         list.removeIf(e -> e.id().equals(id));
         return new Catalog(generation + 1, list, id.equals(baseline) ? null : baseline, false);
@@ -156,7 +156,7 @@ final class Catalog {
      * A file name for snapshot {@code id}: letters, digits, {@code -}, {@code _} and non-leading dots kept,
      * every other UTF-8 byte written as {@code %XX}; so distinct ids give distinct names.
      */
-    static String fileNameFor(String id) {
+    public static String fileNameFor(String id) {
         StringBuilder b = new StringBuilder();
         byte[] bytes = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         for (int i = 0; i < bytes.length; i++) {
@@ -173,7 +173,7 @@ final class Catalog {
         return b.append(".hsnap").toString();
     }
 
-    static Catalog read(Path dir) throws IOException {
+    public static Catalog read(Path dir) throws IOException {
         Path file = dir.resolve(FILE);
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(file)) {
@@ -225,7 +225,7 @@ final class Catalog {
     }
 
     /** Atomically replaces {@code dir/catalog.properties} with this catalog (the commit point). */
-    void write(Path dir) throws IOException {
+    public void write(Path dir) throws IOException {
         Properties p = new Properties();
         p.setProperty("format", FORMAT);
         p.setProperty("generation", Long.toString(generation));
@@ -287,7 +287,7 @@ final class Catalog {
     }
 
     /** Best-effort fsync of a directory (makes renames in it durable on Linux). */
-    static void forceDirectory(Path dir) {
+    public static void forceDirectory(Path dir) {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (IOException | UnsupportedOperationException e) {

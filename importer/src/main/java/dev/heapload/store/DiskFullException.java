@@ -17,7 +17,7 @@ public final class DiskFullException extends IOException {
     private final long freeBytes;
     private final long neededBytes;
 
-    DiskFullException(String message, Path directory, long freeBytes, long neededBytes, Throwable cause) {
+    public DiskFullException(String message, Path directory, long freeBytes, long neededBytes, Throwable cause) {
         super(message, cause);
         this.directory = directory;
         this.freeBytes = freeBytes;

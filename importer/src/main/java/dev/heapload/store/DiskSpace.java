@@ -26,33 +26,33 @@ import java.util.Locale;
  * Neo4j also preallocates its store files in steps of up to 128 MiB while it imports, so a load can still run out
  * of disk after the check passed; that is caught as {@link #isDiskFull}.
  */
-final class DiskSpace {
+public final class DiskSpace {
 
     /** A graph's size without any object: transaction log, checkpoint file, index and store file headers. */
-    static final long FIXED = 4L << 20;
+    public static final long FIXED = 4L << 20;
     /** Graph bytes per object (node, its properties, its label and index entries), measured. */
-    static final long GRAPH_PER_OBJECT = 300;
+    public static final long GRAPH_PER_OBJECT = 300;
     /** Graph bytes per reference (relationship and its properties), measured. */
-    static final long GRAPH_PER_REFERENCE = 75;
+    public static final long GRAPH_PER_REFERENCE = 75;
     /** Snapshot-file ({@code .hsnap}) bytes per object, measured. */
-    static final long FILE_PER_OBJECT = 60;
+    public static final long FILE_PER_OBJECT = 60;
     /** Snapshot-file bytes per reference, measured. */
-    static final long FILE_PER_REFERENCE = 8;
+    public static final long FILE_PER_REFERENCE = 8;
 
     /**
      * Bytes the first start of the embedded DBMS on a graph writes, with margin: its system database (1.0 MB
      * measured), its transaction log (19 KB) and debug log (70 KB).
      */
-    static final long FIRST_START = 4L << 20;
+    public static final long FIRST_START = 4L << 20;
 
     /** Bytes a later start and stop write (transaction log and checkpoint records, logs): a margin, not measured. */
-    static final long RESTART = 1L << 20;
+    public static final long RESTART = 1L << 20;
 
     private DiskSpace() {
     }
 
     /** Estimated bytes a rebuild of {@code all} (graph) with new files for {@code added} needs in the store folder. */
-    static long needed(Collection<Catalog.Entry> all, Collection<Catalog.Entry> added) {
+    public static long needed(Collection<Catalog.Entry> all, Collection<Catalog.Entry> added) {
         long bytes = FIXED;
         for (Catalog.Entry e : all) {
             bytes = saturatedAdd(bytes, saturatedAdd(times(e.summary().objectCount(), GRAPH_PER_OBJECT),
@@ -66,7 +66,7 @@ final class DiskSpace {
     }
 
     /** Bytes usable by this process on the file system of {@code dir}, or -1 when it cannot be told. */
-    static long usable(Path dir) {
+    public static long usable(Path dir) {
         try {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException | RuntimeException e) {
@@ -81,7 +81,7 @@ final class DiskSpace {
      *
      * @throws DiskFullException "not enough disk space in DIR for WHAT: F free, about N needed; nothing was changed"
      */
-    static long check(Path dir, long needed, String what) throws DiskFullException {
+    public static long check(Path dir, long needed, String what) throws DiskFullException {
         long free = usable(dir);
         if (free >= 0 && free < needed) {
             throw new DiskFullException("not enough disk space in " + dir + " for " + what + ": " + bytes(free)
@@ -94,7 +94,7 @@ final class DiskSpace {
      * The one-line error for a disk that filled during {@code what} (the store is as it was):
      * "disk full in DIR while WHAT: F free at the start, about N needed; nothing was changed".
      */
-    static DiskFullException full(Path dir, long freeAtStart, long needed, String what, Throwable cause) {
+    public static DiskFullException full(Path dir, long freeAtStart, long needed, String what, Throwable cause) {
         return new DiskFullException("disk full in " + dir + " while " + what + ": "
             + (freeAtStart >= 0 ? bytes(freeAtStart) : "an unknown amount") + " free at the start, about "
             + bytes(needed) + " needed; nothing was changed", dir, freeAtStart, needed, cause);
@@ -105,7 +105,7 @@ final class DiskSpace {
      * device" (ENOSPC, the JDK's message on Linux and macOS; "There is not enough space on the disk" on Windows),
      * or Neo4j's {@code OutOfDiskSpaceException} (its page cache, when it cannot grow a store file).
      */
-    static boolean isDiskFull(Throwable e) {
+    public static boolean isDiskFull(Throwable e) {
         int depth = 0;
         for (Throwable t = e; t != null && depth < 100; t = t.getCause(), depth++) {
             if (t.getClass().getSimpleName().equals("OutOfDiskSpaceException")) {
@@ -135,7 +135,7 @@ final class DiskSpace {
     }
 
     /** {@code 1.2 GiB}, {@code 35.0 MiB}, {@code 512 bytes}. */
-    static String bytes(long n) {
+    public static String bytes(long n) {
         if (n < 1024) {
             return n + " bytes";
         }

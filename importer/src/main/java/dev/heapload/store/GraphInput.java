@@ -33,14 +33,14 @@ import dev.heapload.model.MemoryCategory;
  * over nodes and one over relationships). Thread safety: {@link InputIterator#next} is synchronized,
  * each chunk is used by one importer thread.
  */
-final class GraphInput implements Input {
+public final class GraphInput implements Input {
 
     /** Entities per chunk handed to an importer thread. */
     private static final int CHUNK = 10_000;
 
     /** Supplies a snapshot model, e.g. by reading its file. */
-    interface Source {
-        HeapSnapshot get() throws IOException;
+    public interface Source {
+        public HeapSnapshot get() throws IOException;
     }
 
     /**
@@ -50,14 +50,14 @@ final class GraphInput implements Input {
      * relationships are emitted, but its node ids are reserved as for any part, so the comparisons can point
      * at its Snapshot node and objects (the writer maps those ids to the existing nodes).
      */
-    record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored, StoredSummary summary) {
+    public record Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored, StoredSummary summary) {
         /** A part whose nodes and relationships are written. */
-        Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
+        public Part(Catalog.Entry entry, Source source, SnapshotStatistics stats) {
             this(entry, source, stats, false, null);
         }
 
         /** A part with all its objects, stored or not. */
-        Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored) {
+        public Part(Catalog.Entry entry, Source source, SnapshotStatistics stats, boolean stored) {
             this(entry, source, stats, stored, null);
         }
 
@@ -65,23 +65,23 @@ final class GraphInput implements Input {
          * A summary-only part: the snapshot's {@code Snapshot} node with its {@code Category} and {@code Stats} nodes
          * from {@code summary}, no objects (another snapshot of a per-snapshot graph, docs/store.md).
          */
-        static Part summaryOnly(Catalog.Entry entry, StoredSummary summary, boolean stored) {
+        public static Part summaryOnly(Catalog.Entry entry, StoredSummary summary, boolean stored) {
             return new Part(entry, null, null, stored, summary);
         }
 
         /** Object nodes this part has (or reserves) in the graph: none for a summary-only part. */
-        long objectNodes() {
+        public long objectNodes() {
             return summary != null ? 0 : entry.summary().objectCount();
         }
 
         /** Its Stats nodes. */
-        int statsNodes() {
+        public int statsNodes() {
             return summary != null ? summary.buckets().size() : stats == null ? 0 : stats.buckets().size();
         }
     }
 
     /** The comparison of two snapshots, by their indexes in the parts list. */
-    record Pair(int baseline, int target, SnapshotComparison comparison) {
+    public record Pair(int baseline, int target, SnapshotComparison comparison) {
     }
 
     private enum Segment {
@@ -107,12 +107,12 @@ final class GraphInput implements Input {
     private final long[] loadOrders;
 
     /** A graph of snapshots without comparisons. */
-    GraphInput(List<Part> parts) {
+    public GraphInput(List<Part> parts) {
         this(parts, List.of());
     }
 
     /** A graph whose snapshots get {@code loadOrder} 0, 1, 2… in list order. */
-    GraphInput(List<Part> parts, List<Pair> pairs) {
+    public GraphInput(List<Part> parts, List<Pair> pairs) {
         this(parts, pairs, 0);
     }
 
@@ -122,7 +122,7 @@ final class GraphInput implements Input {
      * @param firstLoadOrder the {@code loadOrder} property of the first part's Snapshot node; the next parts get
      *                       the following numbers
      */
-    GraphInput(List<Part> parts, List<Pair> pairs, long firstLoadOrder) {
+    public GraphInput(List<Part> parts, List<Pair> pairs, long firstLoadOrder) {
         this(parts, pairs, firstLoadOrder, null);
     }
 
@@ -130,7 +130,7 @@ final class GraphInput implements Input {
      * A graph whose parts' Snapshot nodes get the given {@code loadOrder} each (one per part), e.g. a per-snapshot graph
      * whose first part is its own snapshot and the others the store's other snapshots in any order.
      */
-    GraphInput(List<Part> parts, List<Pair> pairs, long[] loadOrders) {
+    public GraphInput(List<Part> parts, List<Pair> pairs, long[] loadOrders) {
         this(parts, pairs, 0, loadOrders.clone());
     }
 
@@ -157,32 +157,32 @@ final class GraphInput implements Input {
     }
 
     /** Number of node ids: the nodes the import creates plus the ids reserved for stored parts. */
-    long nodeCount() {
+    public long nodeCount() {
         return nodeCount;
     }
 
     /** The node id of object 0 of part {@code part}; its Snapshot node is this plus its object count. */
-    long nodeBase(int part) {
+    public long nodeBase(int part) {
         return nodeBase[part];
     }
 
     /** Number of snapshots (parts). */
-    int partCount() {
+    public int partCount() {
         return parts.size();
     }
 
     /** The snapshot id of part {@code part}. */
-    String snapshotId(int part) {
+    public String snapshotId(int part) {
         return parts.get(part).entry().summary().id();
     }
 
     /** The number of object nodes of part {@code part} (0 for a summary-only part). */
-    long objectCount(int part) {
+    public long objectCount(int part) {
         return parts.get(part).objectNodes();
     }
 
     /** True when part {@code part} is summary-only (no objects, no model). */
-    boolean summaryOnly(int part) {
+    public boolean summaryOnly(int part) {
         return parts.get(part).summary() != null;
     }
 
@@ -191,12 +191,12 @@ final class GraphInput implements Input {
     }
 
     /** The node id of part {@code part}'s Snapshot node. */
-    long snapshotNode(int part) {
+    public long snapshotNode(int part) {
         return nodeBase[part] + objectCount(part);
     }
 
     /** The model of part {@code part}, from its source (read again from its file when it is not in memory). */
-    HeapSnapshot model(int part) throws IOException {
+    public HeapSnapshot model(int part) throws IOException {
         return parts.get(part).source().get();
     }
 

@@ -19,7 +19,7 @@ import dev.heapload.model.Progress;
  * <p>Memory: at most two models are held at once (a two-entry cache over the parts' sources), so a store of two
  * snapshots reads each model once.
  */
-final class Precomputation {
+public final class Precomputation {
 
     private Precomputation() {
     }
@@ -34,7 +34,7 @@ final class Precomputation {
      * @return the parts with their statistics set (stored parts unchanged)
      * @throws IOException when a snapshot's model cannot be read
      */
-    static List<GraphInput.Part> run(List<GraphInput.Part> parts, List<GraphInput.Pair> pairs, Progress progress)
+    public static List<GraphInput.Part> run(List<GraphInput.Part> parts, List<GraphInput.Pair> pairs, Progress progress)
         throws IOException {
         int k = parts.size();
         Cache cache = new Cache(parts);

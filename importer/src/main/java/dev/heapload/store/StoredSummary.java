@@ -33,17 +33,17 @@ import dev.heapload.model.MemoryCategory;
  * @param categories the snapshot's memory categories, in the model's order (empty for VMs without them)
  * @param buckets    its statistics buckets; empty when the snapshot was not analysed
  */
-record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets) {
+public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets) {
 
     private static final String MAGIC = "HLSUM1";
 
-    StoredSummary {
+    public StoredSummary {
         categories = List.copyOf(categories);
         buckets = List.copyOf(buckets);
     }
 
     /** The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed). */
-    static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
+    public static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
         return new StoredSummary(new ArrayList<>(snapshot.info().categories().values()),
             stats == null ? List.of() : stats.buckets());
     }
@@ -53,7 +53,7 @@ record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bu
      *
      * @throws IOException on file-system errors
      */
-    void write(Path file) throws IOException {
+    public void write(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
             OutputStream raw = Channels.newOutputStream(ch);
@@ -89,7 +89,7 @@ record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bu
      *
      * @throws IOException when the file is missing, damaged or not a summary (message names the file)
      */
-    static StoredSummary read(Path file) throws IOException {
+    public static StoredSummary read(Path file) throws IOException {
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
             if (!MAGIC.equals(in.readUTF())) {

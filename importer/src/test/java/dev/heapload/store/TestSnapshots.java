@@ -30,17 +30,17 @@ import dev.heapload.model.SnapshotInfo;
  * retention path's last hop (REF retention: true, child->parent) 1->0, 5->0, 2->1, 3 none (root), 7->3, 8->3, 4->7;
  * dominator the same pairs.
  */
-final class TestSnapshots {
+public final class TestSnapshots {
 
-    static final int OBJECTS = 10;
-    static final int REFERENCES = 10;
-    static final long OBJECT_BYTES = 64 + 48 + 24 + 40 + 100 + 32 + 30 + 16 + 200 + 10;
+    public static final int OBJECTS = 10;
+    public static final int REFERENCES = 10;
+    public static final long OBJECT_BYTES = 64 + 48 + 24 + 40 + 100 + 32 + 30 + 16 + 200 + 10;
 
     private TestSnapshots() {
     }
 
     /** The snapshot above with id {@code id}, three categories, VM total 5000 bytes, and its analysis attached. */
-    static HeapSnapshot analysed(String id) {
+    public static HeapSnapshot analysed(String id) {
         HeapSnapshot s = build(id, true, 0);
         s.attachAnalysis(new HeapAnalysis(
             new boolean[] {true, true, true, true, true, true, false, true, true, false},
@@ -56,7 +56,7 @@ final class TestSnapshots {
      * The same shape without categories (category -1), without VM total and without analysis, plus
      * {@code extra} more strings referenced from object 0 (kind "value", no name).
      */
-    static HeapSnapshot plain(String id, int extra) {
+    public static HeapSnapshot plain(String id, int extra) {
         return build(id, false, extra);
     }
 
@@ -116,7 +116,7 @@ final class TestSnapshots {
     }
 
     /** Address text of object {@code i}. */
-    static String address(int i) {
+    public static String address(int i) {
         return "0x" + Long.toHexString(0x1000 + 8L * i);
     }
 }

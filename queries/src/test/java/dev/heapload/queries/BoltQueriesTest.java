@@ -33,9 +33,9 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.RemoteGraphStore;
-import dev.heapload.store.RemoteHooks;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
+import dev.heapload.store.bolt.RemoteHooks;
 
 /**
  * The saved queries over Bolt: the event-listeners pair loaded into an in-process Neo4j server with

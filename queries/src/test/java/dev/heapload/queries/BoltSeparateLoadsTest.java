@@ -27,8 +27,8 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
 
 /**

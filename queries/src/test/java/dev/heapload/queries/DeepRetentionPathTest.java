@@ -20,7 +20,7 @@ import dev.heapload.model.HeapSnapshotBuilder;
 import dev.heapload.model.MemoryCategory;
 import dev.heapload.model.Progress;
 import dev.heapload.model.SnapshotInfo;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code why-alive} on an object 100,000 hops from its root. Neo4j reads a variable-length match's relationship

@@ -18,7 +18,7 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.io.DumpReaders;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /** Shared helpers of the golden tests: loading a dump pair, running a saved query, comparing with a golden CSV. */
 final class Golden {

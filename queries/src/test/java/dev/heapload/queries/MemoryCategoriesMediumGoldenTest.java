@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code new-objects} and {@code categories} on the shared memory-categories-medium pair (skipped without

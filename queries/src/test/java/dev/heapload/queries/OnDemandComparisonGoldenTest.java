@@ -19,7 +19,7 @@ import dev.heapload.analysis.HeapAnalyzer;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 import dev.heapload.io.DumpReaders;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Issue 18: a pair a load did not compare is compared on its first request and gives the same golden rows as a pair

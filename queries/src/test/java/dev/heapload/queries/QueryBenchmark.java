@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Not a test: times every saved query on a store holding snapshots 'before' and 'after' (README: the 2.4M-object

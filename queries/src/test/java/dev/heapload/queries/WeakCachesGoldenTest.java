@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * {@code new-objects}, {@code leak-groups}, {@code weak-only} and {@code unreachable} on the shared weak-caches

@@ -26,7 +26,7 @@ import dev.heapload.report.svg.HeapLayoutSvg;
 import dev.heapload.report.svg.IcicleSvg;
 import dev.heapload.report.svg.TrendChartSvg;
 import dev.heapload.report.text.MicroPythonText;
-import dev.heapload.store.GraphStore;
+import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Assembles a {@link LeakReport} from the saved queries of a report definition ({@link ReportDefinition}), run

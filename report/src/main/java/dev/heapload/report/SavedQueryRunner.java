@@ -9,8 +9,8 @@ import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.QueryRunner;
 import dev.heapload.queries.RemoteQueryRunner;
 import dev.heapload.queries.SavedQuery;
-import dev.heapload.store.GraphStore;
-import dev.heapload.store.RemoteGraphStore;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
 
 /**
  * Runs one saved query with typed parameters, on the embedded store ({@code QueryRunner}) or a server

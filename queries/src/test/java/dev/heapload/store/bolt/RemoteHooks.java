@@ -1,4 +1,5 @@
-package dev.heapload.store;
+package dev.heapload.store.bolt;
+
 
 /** Test access to {@link RemoteGraphStore}'s package-private hooks from the queries module's tests. */
 public final class RemoteHooks {

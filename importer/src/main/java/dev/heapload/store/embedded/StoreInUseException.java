@@ -1,4 +1,4 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
 import java.io.IOException;
 import java.util.Optional;

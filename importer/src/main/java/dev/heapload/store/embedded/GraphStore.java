@@ -1,5 +1,17 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.DiskFullException;
+import dev.heapload.store.SnapshotExistsException;
+import dev.heapload.store.DiskSpace;
+import dev.heapload.store.GraphInput;
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.StoredSummary;
+import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.embedded.DiskWatchdog;
+import dev.heapload.store.SnapshotPrunedException;
+import dev.heapload.store.Catalog;
+import dev.heapload.store.offline.OfflineImporter;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -197,8 +209,8 @@ public final class GraphStore implements AutoCloseable {
         this.lock = lock;
         this.log = log;
         this.logProvider = new Log4jLogProvider(log);
-        this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", GraphBuilder.DEFAULT_MAX_OFF_HEAP);
-        this.importPageCache = Long.getLong("heapload.import.pageCache", GraphBuilder.DEFAULT_IMPORT_PAGE_CACHE);
+        this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", OfflineImporter.DEFAULT_MAX_OFF_HEAP);
+        this.importPageCache = Long.getLong("heapload.import.pageCache", OfflineImporter.DEFAULT_IMPORT_PAGE_CACHE);
         this.catalog = Catalog.read(dir);
     }
 
@@ -545,7 +557,7 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
-    static Catalog.Entry entryOf(HeapSnapshot snapshot) {
+    public static Catalog.Entry entryOf(HeapSnapshot snapshot) {
         String id = snapshot.info().id();
         long objectBytes = snapshot.totalShallowBytes();
         long vmTotal = snapshot.info().vmTotalBytes();
@@ -612,7 +624,7 @@ public final class GraphStore implements AutoCloseable {
                 }
                 Path building = dir.resolve(BUILDING + "empty");
                 deleteRecursively(building);
-                GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, List.of(), orders), log, logProvider,
+                OfflineImporter.importGraph(building, logsDir, new GraphInput(parts, List.of(), orders), log, logProvider,
                     maxOffHeap, importPageCache, Progress.NONE, () -> {
                     });
                 Files.move(building, empty, StandardCopyOption.ATOMIC_MOVE);
@@ -639,7 +651,7 @@ public final class GraphStore implements AutoCloseable {
      * with it as the target, and the {@code Snapshot}, {@code Category} and {@code Stats} nodes of every other snapshot
      * of the store (docs/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
      * changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures removed
-     * ({@link GraphBuilder#readOnlySettings}). Starts the embedded DBMS on that graph (about 4 s in a fresh JVM; page
+     * ({@link EmbeddedDbms#readOnlySettings}). Starts the embedded DBMS on that graph (about 4 s in a fresh JVM; page
      * cache sized to the graph), stopping one started for another snapshot, and keeps it until {@link #close()}, the
      * next load, delete or prune, or a call for another snapshot. Builds the snapshot's graph first when it has none
      * (a store converted from the one-graph layout) or an older heapload built it with another
@@ -898,7 +910,7 @@ public final class GraphStore implements AutoCloseable {
      * disk-space checks and the watchdog of a start on a full disk.
      */
     private void startDatabase(Path home, Map<Setting<?>, Object> extra) throws IOException {
-        GraphBuilder.repairServerId(home, log);
+        OfflineImporter.repairServerId(home, log);
         String system = GraphDatabaseSettings.SYSTEM_DATABASE_NAME;
         Path systemDb = home.resolve("data").resolve("databases").resolve(system);
         Path systemTx = home.resolve("data").resolve("transactions").resolve(system);
@@ -921,10 +933,10 @@ public final class GraphStore implements AutoCloseable {
             + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free at the start, about "
             + DiskSpace.bytes(startNeeds) + " needed; the store is unchanged");
         PrintStream terminal = System.err;
-        GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+        OfflineImporter.PanicFilter traces = new OfflineImporter.PanicFilter(terminal, log);
         System.setErr(traces);
         try {
-            dbms = GraphBuilder.start(home, logsDir, logProvider, pageCacheFor(home), extra, serverSettingsByName);
+            dbms = EmbeddedDbms.start(home, logsDir, logProvider, pageCacheFor(home), extra, serverSettingsByName);
             db = dbms.database(DATABASE);
         } catch (RuntimeException e) {
             watchdog.stop();
@@ -947,7 +959,7 @@ public final class GraphStore implements AutoCloseable {
                     deleteQuietly(systemDb);
                     deleteQuietly(systemTx);
                 }
-                GraphBuilder.repairServerId(home, log);
+                OfflineImporter.repairServerId(home, log);
                 throw new DiskFullException("disk full in " + dir + ": the graph's database could not start with "
                     + DiskSpace.bytes(Math.max(0, freeAtStart)) + " free (its first start needs about "
                     + DiskSpace.bytes(DiskSpace.FIRST_START) + "); the store is unchanged", dir, freeAtStart,
@@ -967,7 +979,7 @@ public final class GraphStore implements AutoCloseable {
      * {@code 127.0.0.1:boltPort} and HTTP on {@code 127.0.0.1:httpPort} (loopback only, advertised as
      * {@code localhost}), authentication disabled, HTTPS off, CORS for Browser's own origin
      * {@code http://localhost:httpPort} only; read-only, without file or URL access and {@code dbms.*} configuration
-     * procedures like every DBMS of {@link #database()} ({@link GraphBuilder#readOnlySettings}). Neo4j Browser is on
+     * procedures like every DBMS of {@link #database()} ({@link EmbeddedDbms#readOnlySettings}). Neo4j Browser is on
      * {@code http://localhost:httpPort/browser/} when the {@code org.neo4j.client:neo4j-browser} jar is on the class
      * path (the cli module has it). The server runs until {@link #close()}, which stops it in one to a few seconds
      * (the Bolt connectors' 5 s shutdown waits are set to zero); the
@@ -1037,7 +1049,7 @@ public final class GraphStore implements AutoCloseable {
                 closeDatabase();
                 writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
             }
-            serverSettings = GraphBuilder.serverSettings(boltPort, httpPort, password != null);
+            serverSettings = EmbeddedDbms.serverSettings(boltPort, httpPort, password != null);
             serverSettingsByName = Map.copyOf(settings);
             serverPorts = new int[] {boltPort, httpPort};
             GraphDatabaseService served = database();
@@ -1116,7 +1128,12 @@ public final class GraphStore implements AutoCloseable {
         }
     }
 
-    static void checkAnalysis(HeapSnapshot snapshot) {
+    /**
+     * Checks that {@code snapshot}'s analysis, when it has one, holds one entry per object in each of its arrays.
+     *
+     * @throws IllegalArgumentException when an array's length differs from the object count
+     */
+    public static void checkAnalysis(HeapSnapshot snapshot) {
         if (snapshot.analysis() instanceof HeapAnalysis a) {
             int n = snapshot.objectCount();
             if (a.reachable().length != n || a.distance().length != n || a.retainedBy().length != n
@@ -1173,7 +1190,7 @@ public final class GraphStore implements AutoCloseable {
             }, log, () -> "disk full in " + dir + " while stopping the graph's database: "
                 + DiskSpace.bytes(Math.max(0, DiskSpace.usable(dir))) + " free; the store is unchanged");
             PrintStream terminal = System.err;
-            GraphBuilder.PanicFilter traces = new GraphBuilder.PanicFilter(terminal, log);
+            OfflineImporter.PanicFilter traces = new OfflineImporter.PanicFilter(terminal, log);
             System.setErr(traces);
             try {
                 d.shutdown();
@@ -1233,7 +1250,7 @@ public final class GraphStore implements AutoCloseable {
         /** Stops the writer (if still running) and waits for it, so that an abort deletes complete files only. */
         void stop() {
             thread.interrupt();
-            GraphBuilder.joinUninterruptibly(thread);
+            OfflineImporter.joinUninterruptibly(thread);
         }
 
         double seconds() {
@@ -1385,7 +1402,7 @@ public final class GraphStore implements AutoCloseable {
                 List<SnapshotFileWriter> writers = new ArrayList<>(1);
                 boolean startWriter = writer == null && !added.isEmpty();
                 try {
-                    GraphBuilder.importGraph(building, logsDir, new GraphInput(parts, pairs, o), log, logProvider,
+                    OfflineImporter.importGraph(building, logsDir, new GraphInput(parts, pairs, o), log, logProvider,
                         maxOffHeap, importPageCache, progress, () -> {
                             buildHook.reached("imported");
                             if (startWriter) {

@@ -1,5 +1,6 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.embedded.GraphStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.heapload.store;
+package dev.heapload.store.bolt;
 
 import java.time.Duration;
 

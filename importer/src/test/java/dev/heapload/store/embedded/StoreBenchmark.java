@@ -1,5 +1,6 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.embedded.GraphStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.TestSnapshots;
+import dev.heapload.store.embedded.GraphStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,7 +32,7 @@ import dev.heapload.model.Progress;
 /**
  * The DBMS of {@link GraphStore#database()} and {@link GraphStore#serve}: read-only, no file or URL access from
  * Cypher, no {@code dbms.*} configuration procedures, CORS only for Browser's own origin
- * ({@link GraphBuilder#readOnlySettings}, {@link GraphBuilder#serverSettings}). The same rules on the embedded DBMS
+ * ({@link EmbeddedDbms#readOnlySettings}, {@link EmbeddedDbms#serverSettings}). The same rules on the embedded DBMS
  * of {@code heapload query} (no connectors): QueryCommandTest#errorsAreOneLineWithExitOne.
  */
 class GraphStoreReadOnlyTest {

@@ -1,5 +1,12 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.SnapshotExistsException;
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.Catalog;
+import dev.heapload.store.TestSnapshots;
+import dev.heapload.store.embedded.GraphStore;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

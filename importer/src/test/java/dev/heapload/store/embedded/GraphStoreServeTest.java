@@ -1,5 +1,7 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.TestSnapshots;
+import dev.heapload.store.embedded.GraphStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,13 +25,13 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.model.Progress;
 
 /** {@link GraphStore#serve}: Bolt on loopback without authentication, taken ports, the lock held while serving. */
-class GraphStoreServeTest {
+public class GraphStoreServeTest {
 
     @TempDir
     Path tmp;
 
     /** A port that was free a moment ago (the OS hands out a fresh ephemeral port each time). */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             return s.getLocalPort();

@@ -97,7 +97,7 @@ public final class BrowserSetup {
 
     /**
      * The Neo4j settings (by name, as in {@code neo4j.conf}) that configure Browser and the extension for a serve on
-     * these ports, for {@link dev.heapload.store.GraphStore#serve(int, int, String, Map)}.
+     * these ports, for {@link dev.heapload.store.embedded.GraphStore#serve(int, int, String, Map)}.
      *
      * @param webDir an empty directory for {@link #writeBrowserArchive} (Neo4j's {@code internal.dbms.web_dir_path})
      */

@@ -1,5 +1,7 @@
-package dev.heapload.store;
+package dev.heapload.store.offline;
 
+import dev.heapload.store.GraphInput;
+import dev.heapload.store.GraphSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -75,7 +77,7 @@ import dev.heapload.model.Progress;
  * The sample's distinct-value count counts address changes in that order (addresses are unique per snapshot in
  * every supported format).
  *
- * <p>Internal API of Neo4j 5.26 (as is the importer route of {@link GraphBuilder}): schema rules are written the
+ * <p>Internal API of Neo4j 5.26 (as is the importer route of {@link OfflineImporter}): schema rules are written the
  * way the importer writes its token lookup indexes ({@code SchemaRuleAccess.writeSchemaRule} with the
  * importer's token holders), index files through {@code RangeIndexProvider}'s populator on the importer's page
  * cache, samples through {@code IndexStatisticsStore}. A DBMS that finds an index without a sample samples it

@@ -1,5 +1,9 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.InputRows;
+import dev.heapload.store.GraphInput;
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.bolt.RemoteGraphStore;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -38,19 +42,19 @@ final class EmbeddedGraphWriter {
         throws IOException {
         Map<Long, Node> created = new HashMap<>();
         boolean[] checked = {false};
-        RemoteGraphStore.Rows.Sink nodes = r -> {
+        InputRows.Sink nodes = r -> {
             Node n = tx.createNode(labels(r.labels));
             r.properties.forEach((k, v) -> n.setProperty(k, value(v)));
             created.put(r.id, n);
         };
-        drain(input.nodes(Collector.EMPTY).iterator(), new RemoteGraphStore.Rows(nodes));
-        RemoteGraphStore.Rows.Sink rels = r -> {
+        drain(input.nodes(Collector.EMPTY).iterator(), new InputRows(nodes));
+        InputRows.Sink rels = r -> {
             Node from = node(tx, r.start, created, ownObjects, ownId, snapshotNodes, checked);
             Node to = node(tx, r.end, created, ownObjects, ownId, snapshotNodes, checked);
             Relationship rel = from.createRelationshipTo(to, RelationshipType.withName(r.type));
             r.properties.forEach((k, v) -> rel.setProperty(k, value(v)));
         };
-        drain(input.relationships(Collector.EMPTY).iterator(), new RemoteGraphStore.Rows(rels));
+        drain(input.relationships(Collector.EMPTY).iterator(), new InputRows(rels));
     }
 
     private static Node node(Transaction tx, long id, Map<Long, Node> created, long ownObjects, String ownId,
@@ -98,7 +102,7 @@ final class EmbeddedGraphWriter {
         return v;
     }
 
-    private static void drain(InputIterator it, RemoteGraphStore.Rows visitor) throws IOException {
+    private static void drain(InputIterator it, InputRows visitor) throws IOException {
         try (it; InputChunk chunk = it.newChunk()) {
             while (it.next(chunk)) {
                 while (chunk.next(visitor)) {

@@ -1,5 +1,6 @@
-package dev.heapload.store;
+package dev.heapload.store.offline;
 
+import dev.heapload.store.GraphInput;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -81,18 +82,21 @@ import dev.heapload.model.Progress;
  * {@link OfflineSchema} writes the constraint and the property index, ready and online, from the models in memory.
  * No DBMS is started during a load.
  */
-final class GraphBuilder {
+public final class OfflineImporter {
+
+    /** The Neo4j version whose internal API this package is written for (the importer stages, the schema store). */
+    public static final String NEO4J_VERSION = "5.26";
 
     /** Default bound of the importer's off-heap memory (caches); override with {@code -Dheapload.import.maxOffHeap=BYTES}. */
-    static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
+    public static final long DEFAULT_MAX_OFF_HEAP = 512L << 20;
     /** Default page cache of the importer (Neo4j's own default is min(1 GiB, free RAM)); {@code -Dheapload.import.pageCache=BYTES}. */
-    static final long DEFAULT_IMPORT_PAGE_CACHE = 256L << 20;
+    public static final long DEFAULT_IMPORT_PAGE_CACHE = 256L << 20;
 
-    private GraphBuilder() {
+    private OfflineImporter() {
     }
 
     /** Settings common to the importer and the embedded DBMS: logs in {@code logsDir}, small transaction logs. */
-    static Map<Setting<?>, Object> commonSettings(Path logsDir) {
+    public static Map<Setting<?>, Object> commonSettings(Path logsDir) {
         Map<Setting<?>, Object> settings = new HashMap<>();
         settings.put(GraphDatabaseSettings.logs_directory, logsDir.toAbsolutePath());
         settings.put(GraphDatabaseSettings.preallocate_logical_logs, false);
@@ -103,8 +107,8 @@ final class GraphBuilder {
     }
 
     /** Called once the graph is imported, before its schema is written. */
-    interface AfterImport {
-        void run() throws IOException;
+    public interface AfterImport {
+        public void run() throws IOException;
     }
 
     /**
@@ -115,8 +119,8 @@ final class GraphBuilder {
      * @param progress    phase {@code "import"}, unit {@code "%"}, 0..100 as the importer reports it
      * @throws IOException on import errors (including bad input) or file-system errors
      */
-    static void importGraph(Path home, Path logsDir, GraphInput input, PrintStream log, InternalLogProvider logProvider,
-                            long maxOffHeap, long pageCache, Progress progress, AfterImport imported) throws IOException {
+    public static void importGraph(Path home, Path logsDir, GraphInput input, PrintStream log, InternalLogProvider logProvider,
+                                   long maxOffHeap, long pageCache, Progress progress, AfterImport imported) throws IOException {
         Config config = Config.newBuilder().set(commonSettings(logsDir))
             .set(GraphDatabaseSettings.neo4j_home, home.toAbsolutePath())
             .set(GraphDatabaseSettings.pagecache_memory, pageCache)
@@ -266,7 +270,7 @@ final class GraphBuilder {
      * Waits until {@code thread} has ended, even when interrupted meanwhile (the interrupt is kept for the caller):
      * for threads that write into files that are about to be closed or deleted.
      */
-    static void joinUninterruptibly(Thread thread) {
+    public static void joinUninterruptibly(Thread thread) {
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {
@@ -285,11 +289,11 @@ final class GraphBuilder {
      * through except stack traces ({@link #println(Object)}) and the line the importer's stages print (hard-coded, {@code StageExecution.DEFAULT_PANIC_MONITOR}) when a stage fails,
      * which goes to the store's log instead. The failure itself reaches the caller as an exception.
      */
-    static final class PanicFilter extends PrintStream {
-        static final String PANIC = "Critical error occurred! Shutting down the import...";
+    public static final class PanicFilter extends PrintStream {
+        public static final String PANIC = "Critical error occurred! Shutting down the import...";
         private final PrintStream log;
 
-        PanicFilter(PrintStream terminal, PrintStream log) {
+        public PanicFilter(PrintStream terminal, PrintStream log) {
             super(terminal, true);
             this.log = log;
         }
@@ -322,7 +326,7 @@ final class GraphBuilder {
      * does in any preallocated file; this cuts the file to its content plus 1 MiB of zeros, which reads the same.
      * It reads the file from the start up to the first 1 MiB of zeros (not all 256 MiB).
      */
-    static void trimPreallocatedLogs(Path transactions) throws IOException {
+    public static void trimPreallocatedLogs(Path transactions) throws IOException {
         if (!Files.isDirectory(transactions)) {
             return;
         }
@@ -364,7 +368,7 @@ final class GraphBuilder {
     }
 
     /** The file in which a Neo4j home keeps its DBMS's identity ({@code Neo4jLayout.serverIdFile()}). */
-    static Path serverIdFile(Path home) {
+    public static Path serverIdFile(Path home) {
         return home.resolve("data").resolve("server_id");
     }
 
@@ -374,7 +378,7 @@ final class GraphBuilder {
      * itself writes the file in place on its first start, which on a full disk left a 0-byte file that made every
      * later start fail with {@code EOFException}; with the file present it only reads it.
      */
-    static void writeServerId(Path home) throws IOException {
+    public static void writeServerId(Path home) throws IOException {
         Path file = serverIdFile(home);
         Path tmp = file.resolveSibling("server_id.tmp");
         Files.createDirectories(file.getParent());
@@ -393,7 +397,7 @@ final class GraphBuilder {
      * deleted when that fails too (Neo4j then writes one itself). A missing file is left to Neo4j. The id only
      * names the DBMS instance; the graph does not depend on it.
      */
-    static void repairServerId(Path home, PrintStream log) {
+    public static void repairServerId(Path home, PrintStream log) {
         Path file = serverIdFile(home);
         if (!Files.exists(file)) {
             return;
@@ -417,167 +421,11 @@ final class GraphBuilder {
     }
 
     /** The innermost cause's class and message, e.g. {@code IOException: snapshots/a.hsnap: truncated}. */
-    static String rootCause(Throwable e) {
+    public static String rootCause(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();
         }
         return t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
-
-    /**
-     * Bound on the memory one transaction may use ({@code db.memory.transaction.max}), in bytes: a query that
-     * needs more fails with an error instead of exhausting the heap. {@code -Dheapload.query.memoryMax=BYTES},
-     * default 1.5 GiB or 60% of the maximum heap, whichever is smaller (the launcher's default heap is 1200 MiB).
-     */
-    static final long TRANSACTION_MEMORY_MAX = Long.getLong("heapload.query.memoryMax",
-        Math.min(1536L << 20, Runtime.getRuntime().maxMemory() / 10 * 6));
-
-    /**
-     * Starts an embedded DBMS on {@code home} with logs in {@code logsDir}, the given page cache size in bytes,
-     * {@link #TRANSACTION_MEMORY_MAX} as the per-transaction memory limit and {@code extra} settings on top
-     * (empty, or {@link #serverSettings}).
-     */
-    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
-                                           Map<Setting<?>, Object> extra) {
-        return start(home, logsDir, userLog, pageCache, extra, Map.of());
-    }
-
-    /**
-     * {@link #start(Path, Path, LogProvider, long, Map)} with settings by name ({@code neo4j.conf} syntax) applied
-     * first, so the typed settings (read-only, no file access, loopback connectors) override any of them.
-     */
-    static DatabaseManagementService start(Path home, Path logsDir, LogProvider userLog, long pageCache,
-                                           Map<Setting<?>, Object> extra, Map<String, String> byName) {
-        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home.toAbsolutePath())
-            .setConfig(settingsByName(byName))
-            .setConfig(commonSettings(logsDir))
-            .setConfig(GraphDatabaseSettings.pagecache_memory, pageCache)
-            .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TRANSACTION_MEMORY_MAX)
-            .setConfig(readOnlySettings(logsDir))
-            .setConfig(extra)
-            .setUserLogProvider(userLog)
-            .build();
-        try {
-            withoutDbmsProcedures(dbms);
-        } catch (RuntimeException e) {
-            dbms.shutdown();
-            throw e;
-        }
-        return dbms;
-    }
-
-    /**
-     * Parses settings given by name and value ({@code neo4j.conf} syntax) into typed settings, with Neo4j's own
-     * parsers and validation.
-     *
-     * @throws IllegalArgumentException for an unknown name or a value that does not parse
-     */
-    static Map<Setting<?>, Object> settingsByName(Map<String, String> byName) {
-        if (byName.isEmpty()) {
-            return Map.of();
-        }
-        Config parsed = Config.newBuilder().setRaw(byName).build();
-        Map<String, Setting<Object>> declared = parsed.getDeclaredSettings();
-        Map<Setting<?>, Object> settings = new HashMap<>();
-        for (String name : byName.keySet()) {
-            Setting<Object> setting = declared.get(name);
-            if (setting == null) {
-                throw new IllegalArgumentException("unknown Neo4j setting " + name);
-            }
-            settings.put(setting, parsed.get(setting));
-        }
-        return settings;
-    }
-
-    /**
-     * Removes every built-in {@code dbms.*} procedure except {@link #DBMS_PROCEDURES} from {@code dbms}'s registry
-     * (the allowlist setting applies to plugin procedures only, measured: {@code CALL dbms.listConfig()} still answered
-     * with it set), so calling {@code dbms.listConfig}, {@code dbms.queryJmx}, {@code dbms.listConnections},
-     * {@code dbms.killConnection(s)} or {@code dbms.upgrade} fails with "There is no procedure with the name ...
-     * registered for this database instance". The registry is shared by all databases of the DBMS.
-     */
-    private static void withoutDbmsProcedures(DatabaseManagementService dbms) {
-        var resolver = ((org.neo4j.kernel.internal.GraphDatabaseAPI) dbms.database(
-            GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver();
-        var procedures = resolver.resolveDependency(org.neo4j.kernel.api.procedure.GlobalProcedures.class);
-        List<org.neo4j.internal.kernel.api.procs.QualifiedName> remove = new ArrayList<>();
-        for (org.neo4j.kernel.api.QueryLanguage language : org.neo4j.kernel.api.QueryLanguage.values()) {
-            procedures.getCurrentView().getAllProcedures(language).forEach(p -> {
-                var name = p.name();
-                if (name.namespace().length > 0 && name.namespace()[0].equals("dbms")
-                    && !DBMS_PROCEDURES.contains(name.toString()) && !remove.contains(name)) {
-                    remove.add(name);
-                }
-            });
-        }
-        for (var name : remove) {
-            procedures.unregister(name);
-        }
-    }
-
-    /**
-     * The {@code dbms.*} procedures a client of {@link #start}'s DBMS may call: those Neo4j Browser and the drivers
-     * call to connect. The others ({@code dbms.listConfig}, {@code dbms.queryJmx}, {@code dbms.listConnections},
-     * {@code dbms.killConnection(s)}, {@code dbms.upgrade} ...) are removed when the DBMS starts.
-     */
-    static final java.util.Set<String> DBMS_PROCEDURES = java.util.Set.of("dbms.components", "dbms.clientConfig",
-        "dbms.showCurrentUser", "dbms.info", "dbms.routing.getRoutingTable", "dbms.cluster.routing.getRoutingTable",
-        "dbms.listCapabilities");
-
-    /**
-     * Settings of every DBMS that {@link #start} starts (queries, {@code heapload serve}): the graph is only read and
-     * nothing reaches files or the network through Cypher.
-     * <ul>
-     *   <li>{@code server.databases.default_to_read_only=true}: every write (CREATE, SET, schema) fails with
-     *       "... is read-only" and nothing is written to the graph (the offline import writes it, not this DBMS);
-     *   <li>{@code dbms.security.allow_csv_import_from_file_urls=false}: {@code LOAD CSV FROM 'file:///...'} fails;
-     *       {@code server.directories.import} is an empty folder ({@code DIR/logs/no-import}) besides;
-     *   <li>{@code internal.dbms.cypher_ip_blocklist} = every IPv4 and IPv6 address: {@code LOAD CSV FROM
-     *       'http://...'} fails before connecting (Neo4j 5 has no public setting that turns off URL loads);
-     * </ul>
-     * and {@link #DBMS_PROCEDURES} only, once started.
-     */
-    static Map<Setting<?>, Object> readOnlySettings(Path logsDir) {
-        Map<Setting<?>, Object> settings = new HashMap<>();
-        settings.put(GraphDatabaseSettings.read_only_database_default, true);
-        settings.put(GraphDatabaseSettings.allow_file_urls, false);
-        settings.put(GraphDatabaseSettings.load_csv_file_url_root, logsDir.toAbsolutePath().resolve("no-import"));
-        settings.put(org.neo4j.configuration.GraphDatabaseInternalSettings.cypher_ip_blocklist,
-            List.of(new inet.ipaddr.IPAddressString("0.0.0.0/0"), new inet.ipaddr.IPAddressString("::/0")));
-        return settings;
-    }
-
-    /** The address the Bolt and HTTP connectors of {@link #serverSettings} listen on: loopback only. */
-    static final String LOOPBACK = "127.0.0.1";
-
-    /**
-     * Settings that make the embedded DBMS a local server: Bolt on {@code boltPort} and HTTP on {@code httpPort},
-     * both on {@link #LOOPBACK} only (advertised as {@code localhost}, which Neo4j Browser uses to reach Bolt),
-     * HTTPS off, authentication off, {@code server.http.access_control_allow_origin} = {@code http://localhost:httpPort}
-     * (Neo4j's default {@code *} lets any web page read the HTTP API's answers). The two Bolt shutdown waits are set to zero: with their defaults every
-     * shutdown waits 5 s per Bolt connector (10 s; shared/docs/neo4j-measurements.md §1).
-     */
-    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort) {
-        return serverSettings(boltPort, httpPort, false);
-    }
-
-    /** {@link #serverSettings(int, int)}, with authentication on ({@code dbms.security.auth_enabled}) when {@code auth}. */
-    static Map<Setting<?>, Object> serverSettings(int boltPort, int httpPort, boolean auth) {
-        Map<Setting<?>, Object> settings = new HashMap<>();
-        settings.put(BoltConnector.enabled, true);
-        settings.put(BoltConnector.listen_address, new SocketAddress(LOOPBACK, boltPort));
-        settings.put(BoltConnector.advertised_address, new SocketAddress("localhost", boltPort));
-        settings.put(HttpConnector.enabled, true);
-        settings.put(HttpConnector.listen_address, new SocketAddress(LOOPBACK, httpPort));
-        settings.put(HttpConnector.advertised_address, new SocketAddress("localhost", httpPort));
-        settings.put(HttpsConnector.enabled, false);
-        // CORS: only Browser's own page may read HTTP API answers (Neo4j's default is *, any web page)
-        settings.put(org.neo4j.server.configuration.ServerSettings.http_access_control_allow_origin,
-            "http://localhost:" + httpPort);
-        settings.put(GraphDatabaseSettings.auth_enabled, auth);
-        settings.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ZERO);
-        settings.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ZERO);
-        return settings;
     }
 }

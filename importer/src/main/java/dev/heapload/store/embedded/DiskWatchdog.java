@@ -1,5 +1,8 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
+import dev.heapload.store.DiskSpace;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.offline.OfflineImporter;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -16,25 +19,25 @@ import java.util.function.Supplier;
  * {@link GraphStore#setHaltOnDiskFullHang} enabled it (the command-line tool does), ends the JVM with exit code 1
  * (shutdown hooks cannot run a stuck importer to an end); otherwise it interrupts the rebuilding thread.
  */
-final class DiskWatchdog {
+public final class DiskWatchdog {
 
     /** Free bytes below which the disk counts as full: less than one page-cache page and a file-system block. */
-    static final long FULL_BELOW = 256L << 10;
-    static final long PERIOD_MS = 200;
-    static final long GRACE_MS = 10_000;
+    public static final long FULL_BELOW = 256L << 10;
+    public static final long PERIOD_MS = 200;
+    public static final long GRACE_MS = 10_000;
 
     /**
      * Looks in a row (of {@link #PERIOD_MS}) in which a thread was seen in Neo4j's page-cache close loop
      * ({@code MuninnPageCache.flushAndCloseWithoutFail} retries a failed flush until it succeeds, which on a full
      * disk is never) before the watchdog ends the rebuild, instead of waiting {@link #GRACE_MS}.
      */
-    static final int RETRY_LOOKS = 5;
+    public static final int RETRY_LOOKS = 5;
 
     private final Thread thread;
     private volatile boolean sawFull;
     private volatile boolean stopped;
 
-    DiskWatchdog(Path dir, Thread rebuilding, Runnable abort, PrintStream log, Supplier<String> message) {
+    public DiskWatchdog(Path dir, Thread rebuilding, Runnable abort, PrintStream log, Supplier<String> message) {
         PrintStream terminal = System.err;
         thread = new Thread(() -> {
             long fullSince = -1;
@@ -84,7 +87,7 @@ final class DiskWatchdog {
     }
 
     /** True when some thread is in Neo4j's page-cache close retry loop (see {@link #RETRY_LOOKS}). */
-    static boolean inFlushRetryLoop() {
+    public static boolean inFlushRetryLoop() {
         for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
             for (StackTraceElement frame : stack) {
                 if (frame.getMethodName().equals("flushAndCloseWithoutFail")
@@ -97,14 +100,14 @@ final class DiskWatchdog {
     }
 
     /** True once the free space was seen below {@link #FULL_BELOW} during the rebuild. */
-    boolean sawFull() {
+    public boolean sawFull() {
         return sawFull;
     }
 
     /** Ends the watchdog (the rebuild ended); waits for its thread. */
-    void stop() {
+    public void stop() {
         stopped = true;
         thread.interrupt();
-        GraphBuilder.joinUninterruptibly(thread);
+        OfflineImporter.joinUninterruptibly(thread);
     }
 }

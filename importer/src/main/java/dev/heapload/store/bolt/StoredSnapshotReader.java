@@ -1,5 +1,7 @@
-package dev.heapload.store;
+package dev.heapload.store.bolt;
 
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.SnapshotSummary;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

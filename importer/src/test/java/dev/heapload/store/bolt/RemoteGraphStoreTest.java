@@ -1,5 +1,11 @@
-package dev.heapload.store;
+package dev.heapload.store.bolt;
 
+import dev.heapload.store.embedded.GraphStoreServeTest;
+import dev.heapload.store.SnapshotExistsException;
+import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.bolt.RemoteGraphStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.heapload.store;
+package dev.heapload.store.embedded;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -18,8 +18,8 @@ public final class PortInUseException extends IOException {
      * @param cause Neo4j's exception
      */
     PortInUseException(int port, Throwable cause) {
-        super(port >= 0 ? "port " + port + " on " + GraphBuilder.LOOPBACK + " is already in use"
-            : "a port on " + GraphBuilder.LOOPBACK + " is already in use", cause);
+        super(port >= 0 ? "port " + port + " on " + EmbeddedDbms.LOOPBACK + " is already in use"
+            : "a port on " + EmbeddedDbms.LOOPBACK + " is already in use", cause);
         this.port = port;
     }
 
@@ -55,7 +55,7 @@ public final class PortInUseException extends IOException {
 
     private static boolean free(int port) {
         try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(InetAddress.getByName(GraphBuilder.LOOPBACK), port));
+            probe.bind(new InetSocketAddress(InetAddress.getByName(EmbeddedDbms.LOOPBACK), port));
             return true;
         } catch (IOException e) {
             return false;

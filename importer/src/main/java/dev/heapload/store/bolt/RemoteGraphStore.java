@@ -1,5 +1,14 @@
-package dev.heapload.store;
+package dev.heapload.store.bolt;
 
+import dev.heapload.store.SnapshotExistsException;
+import dev.heapload.store.GraphInput;
+import dev.heapload.store.Precomputation;
+import dev.heapload.store.GraphSchema;
+import dev.heapload.store.InputRows;
+import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.Catalog;
+import dev.heapload.store.embedded.GraphStore;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -542,9 +551,9 @@ public final class RemoteGraphStore implements AutoCloseable {
                 + " {snapshot: id, token: $token, startedAt: datetime()})", Map.of("ids", snapshotIds, "token", token)).consume());
             progress.start("write", -1, "rows");
             try {
-                drain(input.nodes(Collector.EMPTY).iterator(), new Rows(this::node));
+                drain(input.nodes(Collector.EMPTY).iterator(), new InputRows(this::node));
                 flushNodes();
-                drain(input.relationships(Collector.EMPTY).iterator(), new Rows(this::relationship));
+                drain(input.relationships(Collector.EMPTY).iterator(), new InputRows(this::relationship));
                 flushRelationships();
                 finish();
             } finally {
@@ -552,7 +561,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             }
         }
 
-        private void drain(InputIterator it, Rows visitor) throws IOException {
+        private void drain(InputIterator it, InputRows visitor) throws IOException {
             try (it; InputChunk chunk = it.newChunk()) {
                 while (it.next(chunk)) {
                     while (chunk.next(visitor)) {
@@ -562,7 +571,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             }
         }
 
-        private void node(Rows r) throws IOException {
+        private void node(InputRows r) throws IOException {
             String key = String.join(":", r.labels);
             for (String label : r.labels) {
                 checkName(label);
@@ -607,7 +616,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             };
         }
 
-        private void relationship(Rows r) throws IOException {
+        private void relationship(InputRows r) throws IOException {
             checkName(r.type);
             Map<String, Object> row = new HashMap<>(4);
             row.put("p", r.properties);
@@ -699,132 +708,6 @@ public final class RemoteGraphStore implements AutoCloseable {
     private static void checkName(String name) throws IOException {
         if (!NAME.matcher(name).matches()) {
             throw new IOException("refusing to write label or type '" + name + "' into Cypher");
-        }
-    }
-
-    /** Receives one node or relationship of a {@link GraphInput} chunk at a time. */
-    static final class Rows implements InputEntityVisitor {
-        interface Sink {
-            void accept(Rows rows) throws IOException;
-        }
-
-        private final Sink sink;
-        long id = -1;
-        long start = -1;
-        long end = -1;
-        String[] labels = new String[0];
-        String type;
-        Map<String, Object> properties = new HashMap<>();
-
-        Rows(Sink sink) {
-            this.sink = sink;
-        }
-
-        @Override
-        public boolean property(String key, Object value) {
-            properties.put(key, value instanceof String[] list ? List.of(list) : value);
-            return true;
-        }
-
-        @Override
-        public boolean id(long id) {
-            this.id = id;
-            return true;
-        }
-
-        @Override
-        public boolean labels(String[] labels) {
-            this.labels = labels;
-            return true;
-        }
-
-        @Override
-        public boolean startId(long id) {
-            this.start = id;
-            return true;
-        }
-
-        @Override
-        public boolean endId(long id) {
-            this.end = id;
-            return true;
-        }
-
-        @Override
-        public boolean type(String type) {
-            this.type = type;
-            return true;
-        }
-
-        @Override
-        public void endOfEntity() throws IOException {
-            sink.accept(this);
-            reset();
-        }
-
-        @Override
-        public void reset() {
-            id = -1;
-            start = -1;
-            end = -1;
-            labels = new String[0];
-            type = null;
-            properties = new HashMap<>();
-        }
-
-        @Override
-        public void close() {
-        }
-
-        // GraphInput uses none of these
-
-        @Override
-        public boolean propertyId(long nextProp) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean properties(java.nio.ByteBuffer properties, boolean offloaded) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean property(int propertyKeyId, Object value) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean id(Object id, Group group) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean id(Object id, Group group, IdSequence idSequence) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean labelField(long labelField) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean startId(Object id, Group group) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean endId(Object id, Group group) {
-            throw unsupported();
-        }
-
-        @Override
-        public boolean type(int type) {
-            throw unsupported();
-        }
-
-        private static UnsupportedOperationException unsupported() {
-            return new UnsupportedOperationException("not used by GraphInput");
         }
     }
 
