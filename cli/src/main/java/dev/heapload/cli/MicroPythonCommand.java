@@ -24,6 +24,7 @@ import dev.heapload.micropython.PrintedHeapMap;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
+import dev.heapload.queries.TextTable;
 import dev.heapload.report.svg.HeapLayoutSvg;
 import dev.heapload.report.text.LoadReport;
 import dev.heapload.report.text.MicroPythonText;
@@ -270,11 +271,18 @@ final class MicroPythonCommand implements Callable<Integer> {
                 MicroPythonText.freeRuns(p.heapMap(), out);
                 out.println(p.warnings().isEmpty() ? "  the printed GC: header agrees with the map"
                     : "  warning: " + SafeText.visible(String.join("; ", p.warnings())));
-                out.println("  allocations by kind:          allocations       blocks        bytes");
+                out.println("  allocations by kind:");
+                TextTable kinds = new TextTable().column("kind", TextTable.Align.LEFT)
+                    .column("allocations", TextTable.Align.RIGHT).column("blocks", TextTable.Align.RIGHT)
+                    .column("bytes", TextTable.Align.RIGHT);
                 for (Map.Entry<Character, long[]> e : p.heapMap().kindCounts().entrySet()) {
-                    out.printf(Locale.ROOT, "    %s %-22s %,12d %,12d %,12d%n", SafeText.visible(String.valueOf(e.getKey())),
-                        SafeText.visible(HeapMap.kindName(e.getKey())),
-                        e.getValue()[0], e.getValue()[1], e.getValue()[1] * p.heapMap().bytesPerBlock());
+                    kinds.row(SafeText.visible(String.valueOf(e.getKey())) + " "
+                            + SafeText.visible(HeapMap.kindName(e.getKey())),
+                        String.format(Locale.ROOT, "%,d", e.getValue()[0]), String.format(Locale.ROOT, "%,d", e.getValue()[1]),
+                        String.format(Locale.ROOT, "%,d", e.getValue()[1] * p.heapMap().bytesPerBlock()));
+                }
+                for (String line : kinds.render().split("\n")) {
+                    out.println("   " + line);
                 }
                 if (printHeapMap) {
                     out.print(SafeText.visibleLines(p.heapMap().text()));

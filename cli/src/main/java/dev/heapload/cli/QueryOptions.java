@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 
 /**
  * What {@code heapload query} and {@code heapload cypher} share: the parameters ({@code -p}), the output format,
- * the row limit, the timeout and the store ({@code --db} or the Bolt options), and running one query with them,
+ * the row limit, the store and the timeout ({@link StoreOptions}: {@code --db} or the Bolt options, {@code --timeout}), and running one query with them,
  * read-only, under the transaction timeout and its watchdog ({@link QueryRunner}, {@link RemoteQueryRunner}).
  * Every problem with the parameters (an undeclared or missing one, a value of the wrong type) is a usage error,
  * exit 2, naming the closest declared parameter.
@@ -50,21 +50,13 @@ final class QueryOptions {
         description = "Print at most N rows (default: all).")
     long limit;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
-        description = "Stop the query after this many seconds (default: ${DEFAULT-VALUE}).")
-    long timeoutSeconds;
-
-    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
-        description = "Store directory (default: ${DEFAULT-VALUE}; $HEAPLOAD_DB when set).")
-    Path db;
-
     @Option(names = "--daemon", negatable = true,
         description = "Run on the store's query daemon, started on first use and stopped after 10 idle minutes "
             + "(default: on; --no-daemon or HEAPLOAD_DAEMON=off: in this process).")
     Boolean daemon;
 
     @CommandLine.Mixin
-    BoltOptions bolt = new BoltOptions();
+    StoreOptions store = new StoreOptions();
 
     @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
     CommandLine.Model.CommandSpec spec;
@@ -77,16 +69,16 @@ final class QueryOptions {
      */
     void runAndPrint(SavedQuery query) throws Exception {
         ResultWriter.Format fmt = checkedFormat();
+        Duration timeout = store.checked(spec);
         Map<String, Object> bound = bind(query);
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
         QueryResult result;
-        if (bolt.remote()) {
-            try (RemoteGraphStore remote = bolt.connect()) {
+        if (store.bolt.remote()) {
+            try (RemoteGraphStore remote = store.bolt.connect()) {
                 result = run(remote, query, bound, timeout);
             }
         } else {
-            OutputFiles.requireStore(db);
-            result = DaemonClient.enabled(daemon) ? DaemonClient.query(db, query, bound, limit, timeout).orElse(null)
+            OutputFiles.requireStore(store.db);
+            result = DaemonClient.enabled(daemon) ? DaemonClient.query(store.db, query, bound, limit, timeout).orElse(null)
                 : null;
             if (result == null) {
                 result = runOnStore(query, bound, timeout);
@@ -102,14 +94,15 @@ final class QueryOptions {
      */
     void runPathsAndPrint() throws Exception {
         ResultWriter.Format fmt = checkedFormat();
-        if (bolt.remote()) {
+        store.checked(spec);
+        if (store.bolt.remote()) {
             throw new QueryFailedException("query 'paths' needs the snapshot files of a heapload store (--db), which a "
                 + "server does not keep; over --uri, use why-alive and referrers");
         }
         Map<String, Object> bound = PathsQuery.bind(params);
-        OutputFiles.requireStore(db);
+        OutputFiles.requireStore(store.db);
         if (DaemonClient.enabled(daemon)) {
-            var result = DaemonClient.paths(db, bound, limit);
+            var result = DaemonClient.paths(store.db, bound, limit);
             if (result.isPresent()) {
                 ResultWriter.write(result.get(), fmt, csvRaw, System.out);
                 return;
@@ -117,7 +110,7 @@ final class QueryOptions {
         }
         HeapSnapshot model;
         try {
-            model = GraphStore.readModel(db, (String) bound.get("snapshot"));
+            model = GraphStore.readModel(store.db, (String) bound.get("snapshot"));
         } catch (SnapshotNotFoundException e) {
             throw new QueryFailedException("no snapshot '" + SafeText.visible((String) bound.get("snapshot"))
                 + "' in the store (heapload snapshots lists them)");
@@ -125,7 +118,7 @@ final class QueryOptions {
         ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, System.out);
     }
 
-    /** The output format, limit, timeout and store options checked (usage errors, exit 2). */
+    /** The output format and limit checked (usage errors, exit 2). */
     private ResultWriter.Format checkedFormat() {
         ResultWriter.Format fmt;
         try {
@@ -133,10 +126,9 @@ final class QueryOptions {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (limit < 0 || timeoutSeconds <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0 and --timeout > 0");
+        if (limit < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0");
         }
-        bolt.check(spec);
         return fmt;
     }
 
@@ -166,19 +158,19 @@ final class QueryOptions {
 
     /** On the embedded store {@code --db}, or over Bolt while {@code heapload serve} holds it. */
     private QueryResult runOnStore(SavedQuery query, Map<String, Object> bound, Duration timeout) throws Exception {
-        OutputFiles.requireStore(db);
-        GraphStore store;
+        OutputFiles.requireStore(store.db);
+        GraphStore opened;
         try {
             // another query holds the store: wait for it (it ends within its own timeout), then run
-            store = GraphStore.openWaiting(db, timeout.plus(Duration.ofSeconds(30)),
+            opened = GraphStore.openWaiting(store.db, timeout.plus(Duration.ofSeconds(30)),
                 inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
                 return run(served, query, bound, timeout);
             }
         }
-        try (store) {
-            return QueryRunner.run(store.databaseFor(query.name(), bound), query, bound, limit, timeout);
+        try (GraphStore graphs = opened) {
+            return QueryRunner.run(graphs.databaseFor(query.name(), bound), query, bound, limit, timeout);
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import dev.heapload.queries.SafeText;
+import dev.heapload.queries.TextTable;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.SnapshotSummary;
@@ -57,14 +58,21 @@ final class SnapshotsCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The listing: a header line, then one line per snapshot. */
+    /** The listing: a {@link TextTable}, one row per snapshot. */
     private static void print(List<SnapshotSummary> list, PrintStream out, java.util.function.Predicate<String> pruned) {
-        out.printf(Locale.ROOT, "%-24s %-8s %12s %12s %16s  %-20s %s%n", "id", "vm", "objects", "references",
-            "bytes", "loaded at", "source");
+        TextTable table = new TextTable().column("id", TextTable.Align.LEFT).column("vm", TextTable.Align.LEFT)
+            .column("objects", TextTable.Align.RIGHT).column("references", TextTable.Align.RIGHT)
+            .column("bytes", TextTable.Align.RIGHT).column("loaded at", TextTable.Align.LEFT)
+            .column("source", TextTable.Align.LEFT);
         for (SnapshotSummary s : list) {
-            out.printf(Locale.ROOT, "%-24s %-8s %,12d %,12d %,16d  %-20s %s%n", SafeText.visible(s.id()), SafeText.visible(s.vm()), s.objectCount(),
-                s.referenceCount(), s.totalBytes(), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"),
+            table.row(SafeText.visible(s.id()), SafeText.visible(s.vm()), number(s.objectCount()),
+                number(s.referenceCount()), number(s.totalBytes()), s.loadedAt().toString().replaceFirst("\\.\\d+Z$", "Z"),
                 SafeText.visible(s.source()) + (pruned.test(s.id()) ? " (pruned: figures only)" : ""));
         }
+        out.print(table.render());
+    }
+
+    private static String number(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
     }
 }

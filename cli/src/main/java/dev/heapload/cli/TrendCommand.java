@@ -68,16 +68,8 @@ final class TrendCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     int growingNights;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
-        description = "Stop a query after this many seconds (default: ${DEFAULT-VALUE}).")
-    long timeoutSeconds;
-
-    @Option(names = "--db", paramLabel = "DIR", defaultValue = "heapload-db",
-        description = "Store directory (default: ${DEFAULT-VALUE}).")
-    Path db;
-
     @CommandLine.Mixin
-    BoltOptions bolt = new BoltOptions();
+    StoreOptions store = new StoreOptions();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -90,9 +82,6 @@ final class TrendCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (timeoutSeconds <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--timeout must be > 0");
-        }
         if (category != null && category < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--category must be a category number >= 0");
         }
@@ -100,7 +89,8 @@ final class TrendCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--category and --by-category exclude each other");
         }
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
-        bolt.check(spec);
+        Duration timeout = store.checked(spec);
+        Path db = store.db;
         if (leak != null) {
             if (!leak.matches("[0-9a-fA-F]{" + dev.heapload.report.LeakFingerprint.LENGTH + "}")) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--leak takes a leak group's fingerprint: "
@@ -109,19 +99,18 @@ final class TrendCommand implements Callable<Integer> {
             if (growingNights < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--growing-nights must be at least 1");
             }
-            if (category != null || byCategory || svg != null || bolt.remote()) {
+            if (category != null || byCategory || svg != null || store.bolt.remote()) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                     "--leak goes with --db, --format and --growing-nights only");
             }
             OutputFiles.requireStore(db);
-            try (GraphStore store = GraphStore.openWaiting(db, Duration.ofSeconds(timeoutSeconds + 30),
+            try (GraphStore opened = GraphStore.openWaiting(db, Duration.ofSeconds(timeout.toSeconds() + 30),
                 inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"))) {
-                return printLeak(fmt, store.history(), db.toAbsolutePath().normalize().toString());
+                return printLeak(fmt, opened.history(), db.toAbsolutePath().normalize().toString());
             }
         }
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
-        if (bolt.remote()) {
-            try (RemoteGraphStore remote = bolt.connect()) {
+        if (store.bolt.remote()) {
+            try (RemoteGraphStore remote = store.bolt.connect()) {
                 return print(fmt, SavedQueryRunner.on(remote, timeout),
                     remote.uri());
             }
@@ -138,11 +127,11 @@ final class TrendCommand implements Callable<Integer> {
                     db.toAbsolutePath().normalize().toString());
             }
         }
-        try (GraphStore store = opened) {
-            if (store.snapshots().isEmpty()) {
+        try (GraphStore graphs = opened) {
+            if (graphs.snapshots().isEmpty()) {
                 throw new IOException(empty(db.toAbsolutePath().normalize().toString()));
             }
-            return print(fmt, SavedQueryRunner.on(store, timeout),
+            return print(fmt, SavedQueryRunner.on(graphs, timeout),
                 db.toAbsolutePath().normalize().toString());
         }
     }

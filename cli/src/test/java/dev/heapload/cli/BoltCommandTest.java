@@ -105,18 +105,18 @@ class BoltCommandTest {
         Run list = run("snapshots", "--uri", uri);
         assertEquals(0, list.code(), list.err());
         List<String> lines = list.out().lines().toList();
-        assertEquals(3, lines.size(), list.out());
+        assertEquals(4, lines.size(), list.out());
         // one load: both snapshots may have the same loadedAt, and ties are listed by id
-        List<String> rows = lines.subList(1, 3).stream().sorted().toList();
-        assertTrue(rows.get(0).matches("after\\s+luau\\s+871\\s+2,016\\s+102,286 .*after\\.json"), rows.get(0));
-        assertTrue(rows.get(1).matches("before\\s+luau\\s+685\\s+1,200\\s+78,315 .*before\\.json"), rows.get(1));
+        List<String> rows = lines.subList(2, 4).stream().sorted().toList();
+        assertTrue(rows.get(0).matches(" after +\\| luau \\| +871 \\| +2,016 \\| +102,286 \\| .*after\\.json"), rows.get(0));
+        assertTrue(rows.get(1).matches(" before \\| luau \\| +685 \\| +1,200 \\| +78,315 \\| .*before\\.json"), rows.get(1));
 
         Run delete = run("snapshots", "--uri", uri, "--delete", "before");
         assertEquals(0, delete.code(), delete.err());
         assertTrue(delete.out().startsWith("deleted snapshot before\n"), delete.out());
         List<String> left = delete.out().lines().toList();
-        assertEquals(3, left.size(), delete.out());
-        assertTrue(left.get(2).startsWith("after "), delete.out());
+        assertEquals(4, left.size(), delete.out());
+        assertTrue(left.get(3).startsWith(" after "), delete.out());
         Run gone = run("query", "summary", "-p", "snapshot=before", "--uri", uri);
         assertEquals(1, gone.code());
         assertEquals("heapload: no snapshot 'before' in the store (heapload snapshots lists them)\n", gone.err());

@@ -178,6 +178,36 @@ class CliMannersTest {
         assertEquals(2, both.code());
     }
 
+    /** query, cypher and trend take the store and timeout options from one mixin (StoreOptions): same help, same checks. */
+    @Test
+    void queryCypherAndTrendShareTheStoreAndTimeoutOptions() {
+        for (String command : List.of("query", "cypher", "trend")) {
+            String help = run(command, "--help").out();
+            String words = help.replaceAll("\\s+", " ");
+            assertTrue(words.contains(" --db=DIR Store directory (default: heapload-db; $HEAPLOAD_DB when set). "),
+                command + "\n" + help);
+            assertTrue(words.contains(" --timeout=SECONDS Stop a query after this many seconds (default: 120). "),
+                command + "\n" + help);
+            assertTrue(words.contains(" --uri=URI Use the Neo4j server"), command + "\n" + help);
+        }
+        HeapLoadCommandTest.Run trend = run("trend", "--timeout", "0", "--db", db.toString());
+        assertEquals(2, trend.code(), trend.err());
+        assertTrue(trend.err().startsWith("heapload: --timeout must be > 0"), trend.err());
+        HeapLoadCommandTest.Run query = run("query", "summary", "-p", "snapshot=after", "--timeout", "0", "--db",
+            db.toString());
+        assertEquals(2, query.code(), query.err());
+        assertTrue(query.err().startsWith("heapload: --timeout must be > 0"), query.err());
+        BoltOptions.environment = Map.of("HEAPLOAD_DB", db.toString());
+        try {
+            HeapLoadCommandTest.Run viaEnv = run("trend", "--format", "csv");
+            assertEquals(0, viaEnv.code(), viaEnv.err());
+            assertTrue(viaEnv.out().startsWith("snapshot,"), viaEnv.out());
+            assertEquals(3, viaEnv.out().lines().count(), viaEnv.out());
+        } finally {
+            BoltOptions.environment = System.getenv();
+        }
+    }
+
     @Test
     void adHocCypherHasTheQueryOutputsAndRules() throws Exception {
         String d = db.toString();
@@ -185,9 +215,9 @@ class CliMannersTest {
             + "count(*) AS n, sum(o.size) AS bytes", "-p", "s=after", "-p", "t=table", "--db", d);
         assertEquals(0, table.code(), table.err());
         assertEquals("""
-            type     n  bytes
-            -----  ---  -----
-            table  213  43456
+             type  |   n | bytes
+            -------+-----+-------
+             table | 213 | 43456
             (1 row)
             """, table.out());
         // typed parameters: integer and boolean values are not strings

@@ -72,10 +72,10 @@ class QueryCommandTest {
             """, json.out());
         HeapLoadCommandTest.Run table = run("query", "type-histogram", "-p", "snapshot=after", "--limit", "2", "--db", db.toString());
         assertEquals("""
-            type      objects  bytes  reachableObjects  reachableBytes  maxRetainedSize
-            --------  -------  -----  ----------------  --------------  ---------------
-            table         213  43456               208           43056            20280
-            function      274  15016               272           14904             2529
+             type     | objects | bytes | reachableObjects | reachableBytes | maxRetainedSize
+            ----------+---------+-------+------------------+----------------+-----------------
+             table    |     213 | 43456 |              208 |          43056 |           20280
+             function |     274 | 15016 |              272 |          14904 |            2529
             (2 rows, more cut off by --limit)
             """, table.out());
     }

@@ -83,8 +83,8 @@ class TrendBoltTest {
         // the listing follows the same load order
         Run list = run("snapshots", "--uri", uri);
         List<String> lines = list.out().lines().toList();
-        assertTrue(lines.get(1).startsWith("after ") && lines.get(2).startsWith("before ")
-            && lines.get(3).startsWith(TrendCommandTest.ODD_ID + " "), list.out());
+        assertTrue(lines.get(2).startsWith(" after ") && lines.get(3).startsWith(" before ")
+            && lines.get(4).startsWith(" " + TrendCommandTest.ODD_ID + " "), list.out());
 
         Path svg = tmp.resolve("bolt.svg");
         Run chart = run("trend", "--uri", uri, "--svg", svg.toString());

@@ -39,9 +39,13 @@ import dev.heapload.model.HeapSnapshot;
  */
 public final class ReachabilityTree {
 
-    /** A tree node: name, bytes and objects charged to it, children by name in creation order. */
+    /**
+     * A tree node: name, the type of the object it names, bytes and objects charged to it, children by name in
+     * creation order.
+     */
     public static final class Node {
         private final String name;
+        private String type;
         private final Map<String, Node> children = new LinkedHashMap<>();
         private long size;
         private long count;
@@ -66,6 +70,16 @@ public final class ReachabilityTree {
         /** The node's name ({@code ""} for the tree's root). */
         public String name() {
             return name;
+        }
+
+        /**
+         * The type name ({@link HeapSnapshot#type}) of the first object the walk reached through this node's path
+         * (the object the path names, e.g. the value under a table key), whether it was counted or not; {@code null}
+         * for the root, a split's category nodes, and nodes whose every object had been reached earlier by
+         * another path.
+         */
+        public String type() {
+            return type;
         }
 
         /** Bytes of the objects charged to this node itself. */
@@ -167,6 +181,10 @@ public final class ReachabilityTree {
                 continue;
             }
             visited[o] = true;
+            String type = snapshot.type(o);
+            if (node.type == null) {
+                node.type = type;
+            }
             if (counted.test(o)) {
                 long size = snapshot.shallowSize(o);
                 node.size = ByteSums.add(node.size, size);
@@ -181,7 +199,6 @@ public final class ReachabilityTree {
                     c[1]++;
                 }
             }
-            String type = snapshot.type(o);
             boolean isThread = threadType.equals(type);
             boolean isFunction = functionType.equals(type);
             Node stackNode = null;
@@ -321,6 +338,7 @@ public final class ReachabilityTree {
             }
             for (Node c : s.children.values()) {
                 Node cc = new Node(c.name, false);
+                cc.type = c.type;
                 d.children.put(c.name, cc);
                 from.add(c);
                 to.add(cc);

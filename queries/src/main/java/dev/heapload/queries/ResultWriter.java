@@ -21,9 +21,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
  * Writes a {@link QueryResult} as an aligned text table, CSV (RFC 4180) or JSON.
  *
  * <ul>
- *   <li>table: a header row, a rule, then the rows; numbers right-aligned; a list value puts one element per
- *       line inside its cell; {@code null} is empty; strings in their {@link SafeText#visible} form (no control or
- *       bidi character reaches the terminal).</li>
+ *   <li>table ({@link TextTable}): a header row, a rule, then the rows, columns separated by {@code |}; numbers
+ *       right-aligned; a list value puts one element per line inside its cell; {@code null} is empty; strings in
+ *       their {@link SafeText#visible} form (no control or bidi character reaches the terminal), wide characters
+ *       taking two columns.</li>
  *   <li>csv (written by Apache Commons CSV): header row, then rows; CRLF-free ({@code \n}), fields quoted when
  *       they hold a comma, quote or line break ({@link SafeText#csvNeedsQuotes}); a list value is its elements
  *       joined by {@code \n}; {@code null} is empty. String cells are made safe
@@ -154,68 +155,34 @@ public final class ResultWriter {
     private static void writeTable(QueryResult result, OutputStream out) {
         List<String> cols = result.columns();
         int n = cols.size();
-        List<List<String[]>> cells = new ArrayList<>();
-        int[] width = new int[n];
         boolean[] numeric = new boolean[n];
         for (int c = 0; c < n; c++) {
-            width[c] = SafeText.visible(cols.get(c)).length();
             numeric[c] = !result.rows().isEmpty();
         }
         for (List<Object> row : result.rows()) {
-            List<String[]> lines = new ArrayList<>();
             for (int c = 0; c < n; c++) {
                 Object v = row.get(c);
                 if (v != null && !(v instanceof Number)) {
                     numeric[c] = false;
                 }
-                String[] ls = text(v, "\n", false).split("\n", -1);
-                for (String l : ls) {
-                    width[c] = Math.max(width[c], l.length());
-                }
-                lines.add(ls);
             }
-            cells.add(lines);
+        }
+        TextTable table = new TextTable();
+        for (int c = 0; c < n; c++) {
+            table.column(SafeText.visible(cols.get(c)), numeric[c] ? TextTable.Align.RIGHT : TextTable.Align.LEFT);
+        }
+        for (List<Object> row : result.rows()) {
+            String[] cells = new String[n];
+            for (int c = 0; c < n; c++) {
+                cells[c] = text(row.get(c), "\n", false);
+            }
+            table.row(cells);
         }
         PrintStream p = new PrintStream(out, false, StandardCharsets.UTF_8);
-        StringBuilder b = new StringBuilder();
-        for (int c = 0; c < n; c++) {
-            pad(b, SafeText.visible(cols.get(c)), width[c], numeric[c], c == n - 1);
-        }
-        p.println(b.toString().stripTrailing());
-        b.setLength(0);
-        for (int c = 0; c < n; c++) {
-            b.append("-".repeat(width[c])).append(c == n - 1 ? "" : "  ");
-        }
-        p.println(b);
-        for (List<String[]> row : cells) {
-            int height = 1;
-            for (String[] ls : row) {
-                height = Math.max(height, ls.length);
-            }
-            for (int line = 0; line < height; line++) {
-                b.setLength(0);
-                for (int c = 0; c < n; c++) {
-                    String[] ls = row.get(c);
-                    pad(b, line < ls.length ? ls[line] : "", width[c], numeric[c], c == n - 1);
-                }
-                p.println(b.toString().stripTrailing());
-            }
-        }
+        p.print(table.render());
         p.println("(" + result.rows().size() + (result.rows().size() == 1 ? " row" : " rows")
             + (result.truncated() ? ", more cut off by --limit" : "") + ")");
         p.flush();
-    }
-
-    private static void pad(StringBuilder b, String s, int width, boolean right, boolean last) {
-        String fill = " ".repeat(Math.max(0, width - s.length()));
-        if (right) {
-            b.append(fill).append(s);
-        } else {
-            b.append(s).append(last ? "" : fill);
-        }
-        if (!last) {
-            b.append("  ");
-        }
     }
 
     private static void writeJson(QueryResult result, OutputStream out) throws IOException {

@@ -61,11 +61,11 @@ class SafeTextTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ResultWriter.write(r, ResultWriter.Format.TABLE, out);
         assertEquals("""
-            name        delta  path
-            ----------  -----  ---------
-            =cmd()       -123  @SUM(1)
-                               x\\x1b[2Jy
-            a\\rb\\u202e      5
+             name       | delta | path
+            ------------+-------+-----------
+             =cmd()     |  -123 | @SUM(1)
+                        |       | x\\x1b[2Jy
+             a\\rb\\u202e |     5 |
             (2 rows)
             """, out.toString(StandardCharsets.UTF_8));
     }

@@ -115,11 +115,11 @@ class SavedQueryTest {
         var table = new java.io.ByteArrayOutputStream();
         ResultWriter.write(r, ResultWriter.Format.TABLE, table);
         assertEquals("""
-            name       n  path
-            --------  --  ----
-            a,b       12  root
-                          x
-            say "hi"
+             name     |  n | path
+            ----------+----+------
+             a,b      | 12 | root
+                      |    | x
+             say "hi" |    |
             (2 rows)
             """, table.toString(java.nio.charset.StandardCharsets.UTF_8));
     }

@@ -17,7 +17,8 @@ import dev.heapload.queries.SafeText;
 /**
  * Renders a {@link ReachabilityTree} as a self-contained SVG icicle graph (root on top, each child below
  * its parent, widths proportional to total bytes). {@value #MERGE_SIBLINGS} or more siblings whose names differ only
- * in digits (the entries of a dictionary keyed by numbers) are one box labelled {@code "1,100 × #"}. Hovering a box
+ * in digits (the entries of a dictionary keyed by numbers) are one box labelled with their count and type,
+ * {@code "1,100 × Point"} (their name pattern, {@code "1,100 × #"}, when their types differ). Hovering a box
  * shows its path from the root (names joined by {@code /}, as a leak group's name spells it), total bytes, share of
  * the whole and its own bytes and objects (native SVG tooltip and a details line); clicking a box pins
  * the details. No external scripts, fonts or network. Every name is XML-escaped and its control and bidi
@@ -46,7 +47,7 @@ public final class IcicleSvg {
     private IcicleSvg() {
     }
 
-    /** At least this many siblings whose names differ only in digits are drawn as one box ("1,000 × #"). */
+    /** At least this many siblings whose names differ only in digits are drawn as one box ("1,000 × Point"). */
     public static final int MERGE_SIBLINGS = 8;
 
     /** At most this many names of a box's path are shown in its details (the rest as "…/"). */
@@ -128,8 +129,7 @@ public final class IcicleSvg {
                     if (merged || group.size() >= MERGE_SIBLINGS) {
                         String first = group.get(0).name();
                         boolean same = group.stream().allMatch(c -> c.name().equals(first));
-                        Box b = new Box(same ? first : String.format(Locale.ROOT, "%,d \u00d7 %s", group.size(), e.getKey()),
-                            w.box);
+                        Box b = new Box(same ? first : mergedName(group, e.getKey()), w.box);
                         w.box.children.add(b);
                         work.push(new Work(group, b));
                     } else {
@@ -142,6 +142,21 @@ public final class IcicleSvg {
                 }
             }
             return top;
+        }
+
+        /**
+         * The name of a box of siblings with different names: {@code "1,000 × Point"} when they all name objects of
+         * one type ({@link ReachabilityTree.Node#type}), else the count and the name pattern ({@code "1,000 × p#"}).
+         */
+        static String mergedName(List<ReachabilityTree.Node> group, String pattern) {
+            String type = group.get(0).type();
+            for (ReachabilityTree.Node c : group) {
+                if (type == null || !type.equals(c.type())) {
+                    type = null;
+                    break;
+                }
+            }
+            return String.format(Locale.ROOT, "%,d \u00d7 %s", group.size(), type != null ? type : pattern);
         }
 
         /** The names from the root's child down to this box, joined by {@code /} (at most {@link #PATH_NAMES}). */

@@ -1,6 +1,9 @@
 package dev.heapload.report.text;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -9,11 +12,13 @@ import dev.heapload.analysis.HeapAnalysis;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.MemoryCategory;
 import dev.heapload.queries.SafeText;
+import dev.heapload.queries.TextTable;
 
 /**
- * The text printed after a load: counts and bytes by type and memory category, roots, repairs. Computed
- * from the in-memory model (the same numbers were written to Neo4j). Every string from the dump (id, source, type,
- * category and root names, warnings) is printed in its {@link SafeText#visible} form.
+ * The text printed after a load: counts and bytes by type (largest first) and by memory category as
+ * {@link TextTable}s, roots, repairs. Computed from the in-memory model (the same numbers were written to Neo4j).
+ * Every string from the dump (id, source, type, category and root names, warnings) is printed in its
+ * {@link SafeText#visible} form; type and category names longer than {@link #NAME_WIDTH} columns are cut.
  */
 public final class LoadReport {
 
@@ -72,13 +77,13 @@ public final class LoadReport {
                 reachable, reachableBytes, n - reachable, s.totalShallowBytes() - reachableBytes);
         }
         out.println("  by type:");
-        for (int t = 0; t < types; t++) {
-            if (typeCount[t] > 0) {
-                out.printf(Locale.ROOT, "    %-12s %,10d objects %,14d bytes%n", v(s.typeNames().get(t)), typeCount[t], typeBytes[t]);
-            }
-        }
+        printIndented(byType(s, typeCount, typeBytes), out);
         if (!info.categories().isEmpty() || byCategory.keySet().stream().anyMatch(c -> c >= 0)) {
-            out.println("  by memory category:          objects   object bytes       VM bytes");
+            out.println("  by memory category:");
+            TextTable table = new TextTable().column("id", TextTable.Align.RIGHT)
+                .column("category", TextTable.Align.LEFT, NAME_WIDTH)
+                .column("objects", TextTable.Align.RIGHT).column("object bytes", TextTable.Align.RIGHT)
+                .column("VM bytes", TextTable.Align.RIGHT);
             TreeMap<Integer, Boolean> ids = new TreeMap<>();
             info.categories().keySet().forEach(k -> ids.put(k, true));
             byCategory.keySet().forEach(k -> ids.put(k, true));
@@ -86,9 +91,9 @@ public final class LoadReport {
                 MemoryCategory mc = info.categories().get(id);
                 long[] c = byCategory.getOrDefault(id, new long[2]);
                 String name = mc != null && mc.name() != null ? v(mc.name()) : "";
-                out.printf(Locale.ROOT, "    %3d %-20s %,10d %,14d %14s%n", id, clip(name, 20), c[0], c[1],
-                    mc == null ? "-" : String.format(Locale.ROOT, "%,d", mc.bytes()));
+                table.row(Integer.toString(id), name, number(c[0]), number(c[1]), mc == null ? "-" : number(mc.bytes()));
             }
+            printIndented(table, out);
         }
         StringBuilder roots = new StringBuilder("  roots:");
         for (HeapSnapshot.GcRoot root : s.roots()) {
@@ -101,11 +106,42 @@ public final class LoadReport {
         }
     }
 
-    private static String v(String s) {
-        return SafeText.visible(s);
+    /** Type names longer than this many terminal columns are cut (ending in …) in the tables. */
+    public static final int NAME_WIDTH = 40;
+
+    /**
+     * The by-type table: type, objects, bytes; the largest first (bytes descending, then objects descending, then the
+     * name), types without objects left out, names {@link SafeText#visible} and cut at {@link #NAME_WIDTH} columns.
+     */
+    static TextTable byType(HeapSnapshot s, long[] typeCount, long[] typeBytes) {
+        List<Integer> order = new ArrayList<>();
+        for (int t = 0; t < typeCount.length; t++) {
+            if (typeCount[t] > 0) {
+                order.add(t);
+            }
+        }
+        order.sort(Comparator.<Integer>comparingLong(t -> -typeBytes[t]).thenComparingLong(t -> -typeCount[t])
+            .thenComparing(t -> s.typeNames().get(t)));
+        TextTable table = new TextTable().column("type", TextTable.Align.LEFT, NAME_WIDTH)
+            .column("objects", TextTable.Align.RIGHT).column("bytes", TextTable.Align.RIGHT);
+        for (int t : order) {
+            table.row(v(s.typeNames().get(t)), number(typeCount[t]), number(typeBytes[t]));
+        }
+        return table;
     }
 
-    private static String clip(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    /** The table's lines, each after three blanks (the table's own leading blank makes the summary's 4). */
+    private static void printIndented(TextTable table, PrintStream out) {
+        for (String line : table.render().split("\n")) {
+            out.println("   " + line);
+        }
+    }
+
+    private static String number(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    private static String v(String s) {
+        return SafeText.visible(s);
     }
 }

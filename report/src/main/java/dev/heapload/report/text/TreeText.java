@@ -9,6 +9,7 @@ import java.util.Locale;
 
 import dev.heapload.analysis.ReachabilityTree;
 import dev.heapload.queries.SafeText;
+import dev.heapload.queries.TextTable;
 
 /** The text {@code heapload tree} prints about a reachability tree: its heaviest paths. */
 public final class TreeText {
@@ -38,12 +39,19 @@ public final class TreeText {
             }
         }
         all.sort((a, b) -> Long.compare(b.node.size(), a.node.size()));
-        if (!all.isEmpty()) {
-            out.println("heaviest nodes (self bytes, objects, path):");
+        if (all.isEmpty()) {
+            return;
         }
+        out.println("heaviest nodes:");
+        TextTable table = new TextTable().column("self bytes", TextTable.Align.RIGHT)
+            .column("objects", TextTable.Align.RIGHT).column("path", TextTable.Align.LEFT);
         for (int i = 0; i < Math.min(top, all.size()); i++) {
             Entry e = all.get(i);
-            out.printf(Locale.ROOT, "  %,12d %,8d  %s%n", e.node.size(), e.node.count(), SafeText.visible(e.path));
+            table.row(String.format(Locale.ROOT, "%,d", e.node.size()), String.format(Locale.ROOT, "%,d", e.node.count()),
+                SafeText.visible(e.path));
+        }
+        for (String line : table.render().split("\n")) {
+            out.println(" " + line);
         }
     }
 }

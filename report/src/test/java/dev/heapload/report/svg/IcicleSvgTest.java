@@ -69,14 +69,54 @@ class IcicleSvgTest {
         List<String> titles = titles(w.toString());
         // the root, registry, cache, settings, one box for p1..p100 and one for their x, q1..q7 each
         assertEquals(6 + 7, titles.size(), titles.toString());
-        assertTrue(titles.contains("registry/cache/100 \u00d7 p# (8,000 bytes, 96.7%); self: 4,800 bytes in 100 objects"),
+        assertTrue(titles.contains("registry/cache/100 \u00d7 Point (8,000 bytes, 96.7%); self: 4,800 bytes in 100 objects"),
             titles.toString());
-        assertTrue(titles.contains("registry/cache/100 \u00d7 p#/x (3,200 bytes, 38.7%); self: 3,200 bytes in 100 objects"),
+        assertTrue(titles.contains("registry/cache/100 \u00d7 Point/x (3,200 bytes, 38.7%); self: 3,200 bytes in 100 objects"),
             titles.toString());
         assertTrue(titles.contains("registry/cache/q7 (16 bytes, 0.2%); self: 16 bytes in 1 objects"), titles.toString());
         assertTrue(titles.contains("registry/settings (64 bytes, 0.8%); self: 64 bytes in 1 objects"), titles.toString());
         assertFalse(w.toString().contains("p17"), "no box of its own for one of the hundred");
-        assertTrue(w.toString().contains(">100 \u00d7 p#</text>"), "labelled with the count and the name pattern");
+        assertTrue(w.toString().contains(">100 \u00d7 Point</text>"), "labelled with the count and the type");
+    }
+
+    /**
+     * A dictionary keyed by numbers, like MicroPython's {@code _cache} (keys 100..1099): {@code count} entries, the
+     * first {@code points} of them Points (24 bytes), the rest tuples (16 bytes).
+     */
+    static HeapSnapshot dictOfNumbers(int count, int points) {
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        int value = b.kind("value");
+        b.defineObject("0x10", "dict", 40, -1, null);
+        for (int i = 0; i < count; i++) {
+            b.addReference(b.objectId("0x" + Integer.toHexString(0x1000 + i)), value, b.name(Integer.toString(100 + i)), 0);
+        }
+        for (int i = 0; i < count; i++) {
+            b.defineObject("0x" + Integer.toHexString(0x1000 + i), i < points ? "Point" : "tuple", i < points ? 24 : 16,
+                -1, null);
+        }
+        b.addRoot("_cache", b.objectId("0x10"));
+        return b.build(new SnapshotInfo("cache", "micropython", null, null, -1, Map.of(), List.of()));
+    }
+
+    @Test
+    void aMergedBoxNamesTheTypeOfItsSiblings() throws Exception {
+        ReachabilityTree.Node root = ReachabilityTree.build(dictOfNumbers(1_000, 1_000), o -> true,
+            ReachabilityTree.Split.NONE);
+        assertEquals("Point", root.children().get(0).children().get(0).type());
+        assertEquals("dict", root.children().get(0).type());
+        StringWriter w = new StringWriter();
+        IcicleSvg.write(root, "t", w);
+        List<String> titles = titles(w.toString());
+        assertEquals(List.of("all (24,040 bytes, 100.0%); self: 0 bytes in 0 objects",
+            "_cache (24,040 bytes, 100.0%); self: 40 bytes in 1 objects",
+            "_cache/1,000 \u00d7 Point (24,000 bytes, 99.8%); self: 24,000 bytes in 1,000 objects"), titles);
+        assertTrue(w.toString().contains(">1,000 \u00d7 Point</text>"), w.toString());
+
+        // types differ: the name pattern
+        root = ReachabilityTree.build(dictOfNumbers(10, 4), o -> true, ReachabilityTree.Split.NONE);
+        w = new StringWriter();
+        IcicleSvg.write(root, "t", w);
+        assertEquals("_cache/10 \u00d7 # (192 bytes, 82.8%); self: 192 bytes in 10 objects", titles(w.toString()).get(2));
     }
 
     @Test
