@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
+import dev.heapload.daemon.DaemonProtocol;
+import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.SavedQuery;

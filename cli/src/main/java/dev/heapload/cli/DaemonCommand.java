@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
+import dev.heapload.daemon.DaemonProtocol;
+import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryWatchdog;
 import dev.heapload.store.embedded.GraphStore;
 import picocli.CommandLine;
@@ -42,7 +44,7 @@ final class DaemonCommand implements Callable<Integer> {
             throw new IOException("no heapload store at " + dir + "; load a dump first: heapload --db " + db + " FILE");
         }
         QueryDaemon daemon = new QueryDaemon(dir, Duration.ofSeconds(idleSeconds), QueryWatchdog.GRACE,
-            line -> Runtime.getRuntime().halt(1), System.err);
+            line -> Runtime.getRuntime().halt(1), System.err, HeapLoad::oneLine);
         Thread onTerm = new Thread(() -> {
             daemon.stop();
             try {

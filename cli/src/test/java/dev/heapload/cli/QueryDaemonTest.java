@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.heapload.daemon.DaemonProtocol;
+import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryWatchdog;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.embedded.StoreInUseException;
@@ -185,7 +187,8 @@ class QueryDaemonTest {
     /** Starts an in-process daemon on a thread and waits until it accepts connections. */
     private QueryDaemon start(Path abs, Duration idle, Duration grace, java.util.function.Consumer<String> halt)
         throws Exception {
-        QueryDaemon daemon = new QueryDaemon(abs, idle, grace, halt, new PrintStream(log, true, StandardCharsets.UTF_8));
+        QueryDaemon daemon = new QueryDaemon(abs, idle, grace, halt, new PrintStream(log, true, StandardCharsets.UTF_8),
+            HeapLoad::oneLine);
         Thread t = new Thread(() -> {
             try {
                 daemon.run();

@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.daemon;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.neo4j.graphdb.GraphDatabaseService;
 
@@ -62,7 +63,7 @@ import dev.heapload.store.SnapshotNotFoundException;
  * {@code serve} or any other command that opens the store asks through {@link GraphStore#setDaemonStopper}), or on
  * SIGTERM; it finishes the queries it runs first.
  */
-final class QueryDaemon {
+public final class QueryDaemon {
 
     private final Path dir;
     private final Duration idle;
@@ -78,6 +79,7 @@ final class QueryDaemon {
     private final ThreadLocal<Consumer<String>> requestNotices = new ThreadLocal<>();
     private volatile long lastActivity = System.nanoTime();
     private volatile boolean stopping;
+    private final Function<Throwable, String> errorLine;
     private ServerSocketChannel server;
     private Path socket;
 
@@ -88,9 +90,14 @@ final class QueryDaemon {
      * @param idle  stop after this long without a request
      * @param grace how long a query may run past its timeout before {@code halt} ({@link QueryWatchdog#GRACE})
      * @param halt  receives the watchdog's one line after it was sent to the client ({@link QueryWatchdog#EXIT} halts)
+     * @param log   the daemon's log (its start, requests that failed, its stop)
+     * @param errorLine the one line a client is sent for a failed request (the commands' own rule, so that the
+     *              daemon's answers equal an in-process run's)
      * @throws IOException as {@link GraphStore#open} (another process holds the store, …)
      */
-    QueryDaemon(Path dir, Duration idle, Duration grace, Consumer<String> halt, PrintStream log) throws IOException {
+    public QueryDaemon(Path dir, Duration idle, Duration grace, Consumer<String> halt, PrintStream log,
+                       Function<Throwable, String> errorLine) throws IOException {
+        this.errorLine = errorLine;
         this.dir = dir;
         this.idle = idle;
         this.grace = grace;
@@ -115,7 +122,7 @@ final class QueryDaemon {
     }
 
     /** The socket of the daemon of store {@code dir}: in DIR/daemon/, or a short path under the temp folder. */
-    static Path socketPath(Path dir) {
+    public static Path socketPath(Path dir) {
         Path inStore = dir.resolve("daemon").resolve("socket");
         if (inStore.toString().getBytes(StandardCharsets.UTF_8).length <= 100) {
             return inStore;
@@ -126,7 +133,7 @@ final class QueryDaemon {
     }
 
     /** {@code DIR/daemon.properties}: pid and socket of the running daemon. */
-    static Path infoFile(Path dir) {
+    public static Path infoFile(Path dir) {
         return dir.resolve("daemon.properties");
     }
 
@@ -134,7 +141,7 @@ final class QueryDaemon {
      * Starts the newest graph, listens, writes {@link #infoFile}, plans the saved queries in the background; then
      * serves until stopped and closes the store.
      */
-    void run() throws IOException, InterruptedException {
+    public void run() throws IOException, InterruptedException {
         GraphStore.setNotices(line -> {
             Consumer<String> to = requestNotices.get();
             if (to != null) {
@@ -219,7 +226,7 @@ final class QueryDaemon {
     }
 
     /** Stops accepting connections; the accept loop then waits for the running requests and returns. */
-    void stop() {
+    public void stop() {
         stopping = true;
         try {
             ServerSocketChannel s = server;
@@ -232,7 +239,7 @@ final class QueryDaemon {
     }
 
     /** Waits until the daemon has closed the store (after {@link #stop}). */
-    boolean awaitStopped(Duration max) throws InterruptedException {
+    public boolean awaitStopped(Duration max) throws InterruptedException {
         return stopped.await(max.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
@@ -334,7 +341,7 @@ final class QueryDaemon {
             try {
                 result = request.op.equals(DaemonProtocol.PATHS) ? paths(request) : query(request, out);
             } catch (Exception | OutOfMemoryError e) {
-                sendError(out, HeapLoad.oneLine(e));
+                sendError(out, errorLine.apply(e));
                 return;
             } finally {
                 requestNotices.remove();

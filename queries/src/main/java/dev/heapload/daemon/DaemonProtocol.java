@@ -1,4 +1,4 @@
-package dev.heapload.cli;
+package dev.heapload.daemon;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -25,21 +25,21 @@ import dev.heapload.queries.QueryResult;
  * stderr), then one of {@link #RESULT} + columns, rows and the truncated flag, or {@link #ERROR} + the one-line
  * message (exit 1), or {@link #STOPPING} (answer to {@code stop}).
  */
-final class DaemonProtocol {
+public final class DaemonProtocol {
 
-    static final int VERSION = 1;
-    static final String QUERY = "query";
-    static final String PATHS = "paths";
-    static final String STOP = "stop";
+    public static final int VERSION = 1;
+    public static final String QUERY = "query";
+    public static final String PATHS = "paths";
+    public static final String STOP = "stop";
 
-    static final byte ACCEPTED = 'A';
-    static final byte NOTICE = 'N';
-    static final byte RESULT = 'R';
-    static final byte ERROR = 'E';
-    static final byte STOPPING = 'S';
+    public static final byte ACCEPTED = 'A';
+    public static final byte NOTICE = 'N';
+    public static final byte RESULT = 'R';
+    public static final byte ERROR = 'E';
+    public static final byte STOPPING = 'S';
 
     /** Longest string accepted (a statement, a value): 64 MiB. */
-    static final int MAX_STRING = 64 << 20;
+    public static final int MAX_STRING = 64 << 20;
 
     private static final byte NULL = 0;
     private static final byte STRING = 1;
@@ -52,13 +52,13 @@ final class DaemonProtocol {
     private DaemonProtocol() {
     }
 
-    static void writeString(DataOutputStream out, String s) throws IOException {
+    public static void writeString(DataOutputStream out, String s) throws IOException {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         out.writeInt(b.length);
         out.write(b);
     }
 
-    static String readString(DataInputStream in) throws IOException {
+    public static String readString(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > MAX_STRING) {
             throw new IOException("bad string length " + n);
@@ -70,7 +70,7 @@ final class DaemonProtocol {
      * Writes a plain value; lists and maps nest as deep as the query result's values do (Cypher values, not heap
      * depth: a path is a flat list of element ids).
      */
-    static void writeValue(DataOutputStream out, Object v) throws IOException {
+    public static void writeValue(DataOutputStream out, Object v) throws IOException {
         if (v == null) {
             out.writeByte(NULL);
         } else if (v instanceof String s) {
@@ -107,7 +107,7 @@ final class DaemonProtocol {
         }
     }
 
-    static Object readValue(DataInputStream in) throws IOException {
+    public static Object readValue(DataInputStream in) throws IOException {
         byte tag = in.readByte();
         switch (tag) {
             case NULL:
@@ -150,7 +150,7 @@ final class DaemonProtocol {
         return n;
     }
 
-    static void writeResult(DataOutputStream out, QueryResult r) throws IOException {
+    public static void writeResult(DataOutputStream out, QueryResult r) throws IOException {
         out.writeByte(RESULT);
         writeValue(out, r.columns());
         out.writeInt(r.rows().size());
@@ -161,7 +161,7 @@ final class DaemonProtocol {
     }
 
     @SuppressWarnings("unchecked")
-    static QueryResult readResult(DataInputStream in) throws IOException {
+    public static QueryResult readResult(DataInputStream in) throws IOException {
         List<String> columns = (List<String>) readValue(in);
         int n = count(in);
         List<List<Object>> rows = new ArrayList<>(Math.min(n, 1 << 16));
