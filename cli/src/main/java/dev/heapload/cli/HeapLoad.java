@@ -386,6 +386,17 @@ public final class HeapLoad implements Callable<Integer> {
         return name.isBlank() ? "heapload" : shellWord(name);
     }
 
+    /** The names of {@code spec}'s subcommands a user is offered: hidden ones (the query daemon's) left out. */
+    private static java.util.Set<String> visibleCommands(CommandLine.Model.CommandSpec spec) {
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        spec.subcommands().forEach((name, sub) -> {
+            if (!sub.getCommandSpec().usageMessage().hidden()) {
+                names.add(name);
+            }
+        });
+        return names;
+    }
+
     /**
      * A mistyped command ({@code heapload reprot}) reaches the default command as a file name: when the first FILE
      * does not exist and looks like a word rather than a path (letters, digits and {@code -} only), it is a usage
@@ -396,7 +407,7 @@ public final class HeapLoad implements Callable<Integer> {
         if (!word.matches("[A-Za-z][A-Za-z0-9-]*") || java.nio.file.Files.exists(first)) {
             return;
         }
-        java.util.Set<String> commands = spec.subcommands().keySet();
+        java.util.Set<String> commands = visibleCommands(spec);
         String suggestion = Suggestions.didYouMean(word, commands);
         throw new CommandLine.ParameterException(spec.commandLine(), "'" + word + "' is neither a command nor a file"
             + (suggestion.isEmpty() ? " (commands: " + String.join(", ", commands) + ")" : suggestion));
@@ -434,7 +445,7 @@ public final class HeapLoad implements Callable<Integer> {
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
             String typed = unmatched.getUnmatched().get(0);
             CommandLine.Model.CommandSpec command = ex.getCommandLine().getCommandSpec();
-            java.util.List<String> names = new java.util.ArrayList<>(command.subcommands().keySet());
+            java.util.List<String> names = new java.util.ArrayList<>(visibleCommands(command));
             for (CommandLine.Model.OptionSpec o : command.options()) {
                 if (!o.hidden()) {
                     names.addAll(java.util.Arrays.asList(o.names()));

@@ -285,8 +285,10 @@ class MicroPythonCrossTargetTest {
     /** The "by type:" table of heapload's load report. */
     static Map<String, long[]> byType(String out) {
         Map<String, long[]> types = new LinkedHashMap<>();
-        Matcher m = Pattern.compile("\n    (\\S+) +([0-9,]+) objects +([0-9,]+) bytes").matcher(
-            out.substring(out.indexOf("\n  by type:")));
+        String table = out.substring(out.indexOf("\n  by type:") + 1);
+        Matcher end = Pattern.compile("\n(?! {3})").matcher(table);   // the table's lines are indented by 3 or more
+        table = end.find() ? table.substring(0, end.start()) : table;
+        Matcher m = Pattern.compile("\n    (\\S+) +\\| +([0-9,]+) \\| +([0-9,]+)").matcher(table);
         while (m.find()) {
             types.put(m.group(1), new long[] {Long.parseLong(m.group(2).replace(",", "")),
                 Long.parseLong(m.group(3).replace(",", ""))});

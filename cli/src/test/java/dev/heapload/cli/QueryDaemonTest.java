@@ -104,7 +104,7 @@ class QueryDaemonTest {
         QueryDaemon second = start(abs, Duration.ofMinutes(10), QueryWatchdog.GRACE, line -> { });
         HeapLoadCommandTest.Run ids = run(queries.get(5), db, "--daemon");
         assertEquals(0, ids.code(), ids.err());
-        assertEquals("id\n------\nafter\nbefore\nthird\n(3 rows)\n", ids.out());
+        assertEquals(" id\n--------\n after\n before\n third\n(3 rows)\n", ids.out());
 
         assertTrue(DaemonClient.stop(abs));
         assertTrue(second.awaitStopped(Duration.ofSeconds(60)));

@@ -160,7 +160,7 @@ class TrendCommandTest {
         Path svg = tmp.resolve("mc.svg");
         Run chart = run("trend", "--db", db, "--svg", svg.toString());
         assertEquals(0, chart.code(), chart.err());
-        assertTrue(chart.out().startsWith("snapshot      loadedAt "), chart.out());
+        assertTrue(chart.out().startsWith(" snapshot     | loadedAt "), chart.out());
         Document d = parse(svg);
         assertEquals(3, byClass(d, "circle", "snapshot-point").size());
         assertEquals(3, byClass(d, "rect", "snapshot-bar").size());

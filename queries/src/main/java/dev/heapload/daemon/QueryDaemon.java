@@ -194,19 +194,39 @@ public final class QueryDaemon {
         Files.move(tmp, info, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
+    /**
+     * Plans every saved query on {@code db} in the background, one at a time, so that a first question finds its
+     * plan cached. It gives way to requests: before each plan it waits until no request is running (on 2 cores the
+     * planner beside a first question made that question slower than an in-process run), and it holds the graph's
+     * read lock only while one query plans, so a switch to another graph is not held up.
+     */
     private void plan(GraphDatabaseService db) {
-        graphs.readLock().lock();
+        java.util.Collection<SavedQuery> queries;
         try {
-            for (SavedQuery q : QueryLibrary.builtIn().queries()) {
-                if (stopping) {
-                    return;
+            queries = QueryLibrary.builtIn().queries();
+        } catch (Exception e) {
+            return;   // running a query says why
+        }
+        for (SavedQuery q : queries) {
+            try {
+                while (active.get() > 0 && !stopping) {
+                    Thread.sleep(50);
                 }
-                QueryRunner.plan(db, q);
+            } catch (InterruptedException e) {
+                return;
             }
-        } catch (Exception | LinkageError e) {
-            // a stopping DBMS, or a query that does not plan (running it says why)
-        } finally {
-            graphs.readLock().unlock();
+            if (stopping) {
+                return;
+            }
+            graphs.readLock().lock();
+            try {
+                QueryRunner.plan(db, q);
+            } catch (Exception | LinkageError e) {
+                // a stopping DBMS, a graph switched meanwhile, or a query that does not plan (running it says why)
+                return;
+            } finally {
+                graphs.readLock().unlock();
+            }
         }
     }
 
