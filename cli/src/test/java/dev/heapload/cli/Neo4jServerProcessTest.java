@@ -108,7 +108,9 @@ class Neo4jServerProcessTest {
         String routing = server.routingUri();
         Run list = run("snapshots", "--uri", routing);
         assertEquals(0, list.code(), list.err());
-        assertEquals(3, list.out().lines().count(), list.out());
+        // a header, its rule and one row per snapshot
+        assertEquals(List.of("before", "after"), list.out().lines().skip(2).map(l -> l.trim().split(" ")[0]).toList(),
+            list.out());
         assertEquals(0L, count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)"));
         assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)"));
         Run delete = run("snapshots", "--uri", routing, "--delete", "before");
@@ -116,7 +118,8 @@ class Neo4jServerProcessTest {
         assertEquals(0L, count("MATCH (o:Object {snapshot: 'before'}) RETURN count(o)"));
         assertEquals(871L, count("MATCH (o:Object {snapshot: 'after'}) RETURN count(o)"));
         Run after = run("snapshots", "--uri", routing);
-        assertEquals(2, after.out().lines().count(), after.out());
+        assertEquals(List.of("after"), after.out().lines().skip(2).map(l -> l.trim().split(" ")[0]).toList(),
+            after.out());
     }
 
     private static String write(String text) throws Exception {
