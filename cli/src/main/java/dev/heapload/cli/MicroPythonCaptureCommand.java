@@ -19,6 +19,7 @@ import dev.heapload.capture.RawRepl;
 import dev.heapload.micropython.FirmwareSymbols;
 import dev.heapload.model.DumpFormatException;
 import dev.heapload.queries.SafeText;
+import dev.heapload.queries.TextTable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -134,9 +135,16 @@ final class MicroPythonCaptureCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "captured %d region(s), %,d bytes in %.1f s (%s encoder on the board) into %s%n",
             result.regions().size(), result.bytes(), seconds, SafeText.visible(result.encoder()),
             SafeText.visible(dir.toString()));
+        TextTable regions = new TextTable()
+            .column("file", TextTable.Align.LEFT)
+            .column("address", TextTable.Align.LEFT)
+            .column("bytes", TextTable.Align.RIGHT)
+            .column("contents", TextTable.Align.LEFT);
         for (DumpStream.Region r : result.regions()) {
-            out.printf(Locale.ROOT, "  %-12s 0x%-14x %,12d bytes  %s%n", r.file(), r.base(), r.size(), SafeText.visible(r.contents()));
+            regions.row(r.file(), String.format(Locale.ROOT, "0x%x", r.base()), String.format(Locale.ROOT, "%,d", r.size()),
+                SafeText.visible(r.contents()));
         }
+        out.print(regions.render().indent(2));
         out.printf(Locale.ROOT, "  the dumper's own allocations: %,d heap bytes (heap use %,d at its call, %,d while it "
                 + "copied; its %d objects are listed in info.txt)%n", result.usedBeforeCopy() - result.usedAtEntry(),
             result.usedAtEntry(), result.usedBeforeCopy(), result.own().size());

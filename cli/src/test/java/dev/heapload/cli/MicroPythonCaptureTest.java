@@ -95,6 +95,9 @@ class MicroPythonCaptureTest {
             symbols().toString(), self.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("captured 3 region(s)"), r.out());
+        // the region list is a table: header, rule, one row per region file
+        assertTrue(r.out().matches("(?s).*\n   file +\\| address +\\| +bytes \\| contents\n  -+\\+-+\\+-+\\+-+\n"
+            + "   region0\\.bin +\\| 0x[0-9a-f]+ +\\| +[0-9,]+ \\| \\S.*"), r.out());
         var selfRead = HeapLoadCommandTest.run("micropython", self.toString(), "--no-load");
         var gdbRead = HeapLoadCommandTest.run("micropython", moment.toString(), "--no-load");
         var beforeRead = HeapLoadCommandTest.run("micropython", before.toString(), "--no-load");
