@@ -40,7 +40,12 @@ public final class GraphInput implements Input {
 
     /** Supplies a snapshot model, e.g. by reading its file. */
     public interface Source {
-        public HeapSnapshot get() throws IOException;
+        /**
+         * The snapshot's model, read or made when asked (called once per build, on the importer's thread).
+         *
+         * @throws IOException when its file cannot be read (the build fails and the store is left as it was)
+         */
+        HeapSnapshot get() throws IOException;
     }
 
     /**
