@@ -529,6 +529,8 @@ public final class HeapLoad implements Callable<Integer> {
         try {
             // a command that needs the store while the query daemon holds it asks the daemon to stop first
             GraphStore.setDaemonStopper(DaemonClient::stop);
+            // a comparison on first request over --uri says so in one line, as the embedded store's does
+            dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + line));
             CommandLine cl = new CommandLine(new HeapLoad());
             // "--format micropython": the value names a subcommand too
             cl.setAllowSubcommandsAsOptionParameters(true);
