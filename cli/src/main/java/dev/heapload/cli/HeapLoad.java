@@ -488,8 +488,11 @@ public final class HeapLoad implements Callable<Integer> {
                 String target = ids.get(ids.size() - 1);
                 printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                Map<String, Object> pair = Map.of("baseline", baseline, "target", target);
+                // the load compared its files with each other; should that pair be missing, it is compared now
+                remote.compareFor(query.name(), pair);
                 var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
-                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                    pair, 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
                     + (remote.database() == null ? "" : " --database " + remote.database()), out);
             }
