@@ -488,8 +488,11 @@ public final class HeapLoad implements Callable<Integer> {
                 String target = ids.get(ids.size() - 1);
                 printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
+                Map<String, Object> pair = Map.of("baseline", baseline, "target", target);
+                // the load compared its files with each other; should that pair be missing, it is compared now
+                remote.compareFor(query.name(), pair);
                 var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
-                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
+                    pair, 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
                     + (remote.database() == null ? "" : " --database " + remote.database()), out);
             }
@@ -529,6 +532,8 @@ public final class HeapLoad implements Callable<Integer> {
         try {
             // a command that needs the store while the query daemon holds it asks the daemon to stop first
             GraphStore.setDaemonStopper(DaemonClient::stop);
+            // a comparison on first request over --uri says so in one line, as the embedded store's does
+            dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + line));
             CommandLine cl = new CommandLine(new HeapLoad());
             // "--format micropython": the value names a subcommand too
             cl.setAllowSubcommandsAsOptionParameters(true);

@@ -74,6 +74,8 @@ final class QueryOptions {
         QueryResult result;
         if (store.bolt.remote()) {
             try (RemoteGraphStore remote = store.bolt.connect()) {
+                // a pair no load compared is compared on first request (one line on stderr), then kept
+                remote.compareFor(query.name(), bound);
                 result = run(remote, query, bound, timeout);
             }
         } else {
@@ -88,18 +90,26 @@ final class QueryOptions {
     }
 
     /**
-     * The built-in query {@code paths}, computed from the snapshot's model ({@link PathsQuery}) of the store
-     * {@code --db}, also while {@code heapload serve} or a query holds it (the model file is only read), printed as
+     * The built-in query {@code paths}, computed from the snapshot's model ({@link PathsQuery}): of the store
+     * {@code --db}, also while {@code heapload serve} or a query holds it (the model file is only read); over
+     * {@code --uri}, the snapshot read back from the server ({@link RemoteGraphStore#model}). Printed as
      * {@link #runAndPrint} prints a saved query's rows.
      */
     void runPathsAndPrint() throws Exception {
         ResultWriter.Format fmt = checkedFormat();
         store.checked(spec);
-        if (store.bolt.remote()) {
-            throw new QueryFailedException("query 'paths' needs the snapshot files of a heapload store (--db), which a "
-                + "server does not keep; over --uri, use why-alive and referrers");
-        }
         Map<String, Object> bound = PathsQuery.bind(params);
+        if (store.bolt.remote()) {
+            HeapSnapshot model;
+            try (RemoteGraphStore remote = store.bolt.connect()) {
+                model = remote.model((String) bound.get("snapshot"));
+            } catch (SnapshotNotFoundException e) {
+                throw new QueryFailedException("no snapshot '" + SafeText.visible((String) bound.get("snapshot"))
+                    + "' in the store (heapload snapshots lists them)");
+            }
+            ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, System.out);
+            return;
+        }
         OutputFiles.requireStore(store.db);
         if (DaemonClient.enabled(daemon)) {
             var result = DaemonClient.paths(store.db, bound, limit);

@@ -109,7 +109,7 @@ final class ReportCommand implements Callable<Integer> {
 
     @Option(names = "--growing-nights", paramLabel = "N", defaultValue = "3",
         description = "Flag a leak group growing when it gained objects in each of the last N snapshots up to the target "
-            + "(leak history of the embedded store; default: ${DEFAULT-VALUE}).")
+            + "(the store's leak history; default: ${DEFAULT-VALUE}).")
     int growingNights;
 
     @CommandLine.Mixin
@@ -178,10 +178,11 @@ final class ReportCommand implements Callable<Integer> {
         LeakReport report;
         if (bolt.remote()) {
             try (RemoteGraphStore remote = bolt.connect()) {
-                SavedQueryRunner runner = SavedQueryRunner.on(remote, timeout);
+                // a pair no load compared is compared on first request (one line on stderr), then kept
+                SavedQueryRunner runner = SavedQueryRunner.comparingOn(remote, timeout);
                 report = ReportBuilder.build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
                     "the icicle graph needs the heap models of the embedded store (--db); not available over --uri", false,
-                    tool());
+                    tool(), remote.history(), growingNights);
             }
         } else {
             if (byIds && !GraphStore.isStore(db)) {

@@ -60,7 +60,7 @@ final class TrendCommand implements Callable<Integer> {
 
     @Option(names = "--leak", paramLabel = "FINGERPRINT",
         description = "The history of one leak group (its fingerprint, as reports show it): its new objects and bytes "
-            + "per snapshot relative to the one before, when it appeared, whether it grows (embedded store).")
+            + "per snapshot relative to the one before, when it appeared, whether it grows.")
     String leak;
 
     @Option(names = "--growing-nights", paramLabel = "N", defaultValue = "3",
@@ -99,9 +99,14 @@ final class TrendCommand implements Callable<Integer> {
             if (growingNights < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--growing-nights must be at least 1");
             }
-            if (category != null || byCategory || svg != null || store.bolt.remote()) {
+            if (category != null || byCategory || svg != null) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--leak goes with --db, --format and --growing-nights only");
+                    "--leak goes with --db or --uri, --format and --growing-nights only");
+            }
+            if (store.bolt.remote()) {
+                try (RemoteGraphStore remote = store.bolt.connect()) {
+                    return printLeak(fmt, remote.history(), remote.uri());
+                }
             }
             OutputFiles.requireStore(db);
             try (GraphStore opened = GraphStore.openWaiting(db, Duration.ofSeconds(timeout.toSeconds() + 30),

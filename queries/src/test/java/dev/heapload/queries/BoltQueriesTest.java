@@ -165,6 +165,52 @@ class BoltQueriesTest {
         return out.toString(StandardCharsets.UTF_8);
     }
 
+    /**
+     * {@code heapload query paths} over Bolt on a long chain: a 2,000-hop chain (root registry → n0 → … → n1999, each
+     * a 64-byte table) read back from the server gives its one path, hop by hop, with the stored retained sizes. (The
+     * reader and the search use arrays and loops only; {@code PathsQueryTest} walks 100,000 hops in memory, which
+     * over Bolt would cost minutes of the suite.)
+     */
+    @Test
+    void pathsOverBoltWalkA2000HopChain() throws Exception {
+        int chain = 2_000;
+        dev.heapload.model.HeapSnapshotBuilder b = new dev.heapload.model.HeapSnapshotBuilder();
+        int kind = b.kind("value");
+        int next = b.name("next");
+        int registry = b.defineObject("0x1000", "table", 80, 0, null);
+        b.addReference(b.objectId(hop(0)), kind, next, 0);
+        for (int i = 0; i < chain; i++) {
+            b.defineObject(hop(i), "table", 64, 0, null);
+            if (i + 1 < chain) {
+                b.addReference(b.objectId(hop(i + 1)), kind, next, 0);
+            }
+        }
+        b.addRoot("registry", registry);
+        long total = 80 + 64L * chain;
+        HeapSnapshot deep = b.build(new dev.heapload.model.SnapshotInfo("deep", "luau", "deep.json", null, total,
+            Map.of(0, new dev.heapload.model.MemoryCategory(0, "main", total)), List.of()));
+        HeapAnalyzer.analyze(deep, Progress.NONE);
+        RemoteGraphStore remote = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        remote.load(deep, false, Progress.NONE);
+        try {
+            QueryResult r = dev.heapload.explore.PathsQuery.run(remote.model("deep"),
+                dev.heapload.explore.PathsQuery.bind(Map.of("snapshot", "deep", "address", hop(chain - 1))), 0);
+            assertEquals(chain + 1, r.rows().size());
+            assertEquals(java.util.Arrays.asList(1L, 0L, "0x1000", "table", null, "root registry", 80L, total),
+                r.rows().get(0));
+            for (int i = 0; i < chain; i++) {
+                assertEquals(java.util.Arrays.asList(1L, (long) i + 1, hop(i), "table", null, "next", 64L, 64L * (chain - i)),
+                    r.rows().get(i + 1));
+            }
+        } finally {
+            remote.delete("deep");
+        }
+    }
+
+    private static String hop(int i) {
+        return "0x" + Long.toHexString(0x100000L + 64L * i);
+    }
+
     @Test
     void limitAndUnknownSnapshotBehaveAsEmbedded() throws Exception {
         SavedQuery q = library.get("type-histogram");

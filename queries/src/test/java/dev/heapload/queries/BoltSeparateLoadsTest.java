@@ -85,6 +85,93 @@ class BoltSeparateLoadsTest {
         assertPairQueriesAsEmbedded();
     }
 
+    /**
+     * Issue 18 item 2 over Bolt: before, before again as 'again', then after: each load compares with the previous one
+     * only, so before↔after is compared on first request. A comparison that fails inside its transaction leaves the
+     * server exactly as it was; the next request compares the pair (reading both snapshots back from the server), the
+     * pair queries give the golden and the embedded rows in both directions, and a later request (another process: a
+     * new store object) finds the pair and compares nothing. The load history ({@code LoadComparison} nodes) equals the
+     * embedded store's summaries for the same pair and is not changed by comparisons on first request.
+     */
+    @Test
+    void aPairNoLoadComparedIsComparedOnFirstRequestWithTheEmbeddedRows() throws Exception {
+        RemoteGraphStore store = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+        for (SnapshotSummary s : store.snapshots()) {
+            store.delete(s.id());
+        }
+        store.load(read(eventListeners, "before"), false, Progress.NONE);
+        store.load(read(eventListeners, "before", "again"), false, Progress.NONE);
+        store.load(read(eventListeners, "after"), false, Progress.NONE);
+        assertEquals(List.of("again>after", "after>again", "before>again", "again>before"),
+            strings("MATCH (d:Diff) RETURN d.baseline + '>' + d.target AS p ORDER BY d.target, d.baseline"));
+        // the history: each load's comparison with the snapshot before it, the groups as the embedded summary keeps them
+        List<dev.heapload.store.SnapshotHistory> history = store.history();
+        assertEquals(List.of("before", "again", "after"), history.stream().map(h -> h.snapshot().id()).toList());
+        assertEquals(List.of(), history.get(0).comparisons());
+        dev.heapload.store.StoredComparison afterVsAgain = history.get(2).comparisons().get(0);
+        assertEquals(1, history.get(2).comparisons().size());
+        assertEquals("again", afterVsAgain.baseline());
+        assertEquals(embedded.history().get(1).comparisons().get(0).leakGroups(), afterVsAgain.leakGroups(),
+            "the same pair's groups as the embedded store's summary of 'after'");
+        assertEquals(3, afterVsAgain.leakGroupCount());
+        assertEquals(embedded.history().get(1).comparisons().get(0).newObjects(), afterVsAgain.newObjects());
+        assertEquals(embedded.history().get(1).comparisons().get(0).newBytes(), afterVsAgain.newBytes());
+        assertEquals(new dev.heapload.store.StoredComparison.StoredLeakGroup(152, 19608, 19608, 16, "table",
+            List.of("root registry (table)", "_MODULES in table", "EventBus in table", "ThemeChanged in table",
+                "handlers in table", "[array] in table")), afterVsAgain.leakGroups().get(0));
+
+        List<String> notices = new java.util.ArrayList<>();
+        RemoteGraphStore.setNotices(notices::add);
+        try {
+            long nodes = count("MATCH (n) RETURN count(n)");
+            long relationships = count("MATCH ()-[r]->() RETURN count(r)");
+            dev.heapload.store.bolt.RemoteHooks.failComparisonWrites(store, "injected failure");
+            java.io.IOException failed = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> store.compareFor("leak-groups", Map.of("baseline", "before", "target", "after")));
+            assertEquals("Neo4j at " + server.boltURI() + " failed while writing: injected failure", failed.getMessage());
+            assertEquals(nodes, count("MATCH (n) RETURN count(n)"), "nothing written");
+            assertEquals(relationships, count("MATCH ()-[r]->() RETURN count(r)"), "nothing written");
+            dev.heapload.store.bolt.RemoteHooks.failComparisonWrites(store, null);
+
+            for (Object[] c : EVENT_LISTENERS) {
+                String name = (String) c[0];
+                Map<String, String> forward = name.equals("categories")
+                    ? params("snapshot", "after", "baseline", "before") : params("baseline", "before", "target", "after");
+                Map<String, String> backward = name.equals("categories")
+                    ? params("snapshot", "before", "baseline", "after") : params("baseline", "after", "target", "before");
+                QueryResult bolt = remoteComparing(store, name, forward);
+                assertGolden(bolt, (String) c[1]);
+                assertEquals(Golden.run(embedded, name, forward).rows(), bolt.rows(), name + " " + forward);
+                assertEquals(Golden.run(embedded, name, backward).rows(), remoteComparing(store, name, backward).rows(),
+                    name + " " + backward);
+            }
+            assertEquals(List.of(
+                "comparing 'after' with 'before' (first request for this pair; kept for later)",
+                "comparing 'after' with 'before' (first request for this pair; kept for later)",
+                "comparing 'before' with 'after' (first request for this pair; kept for later)"), notices,
+                "the failed attempt, then each direction once");
+            assertEquals(1L, count("MATCH (d:Diff {baseline: 'before', target: 'after'}) RETURN count(d)"));
+            // another process: finds the pair on the server, compares nothing
+            RemoteGraphStore later = RemoteGraphStore.on(driver, server.boltURI().toString(), null);
+            assertFalse(later.compare("before", "after"));
+            assertFalse(later.compare("after", "before"));
+            assertEquals(3, notices.size());
+            assertEquals(6L, count("MATCH (d:Diff) RETURN count(d)"));
+            // the load history is the loads' only
+            assertEquals(history, later.history());
+        } finally {
+            RemoteGraphStore.setNotices(line -> {
+            });
+        }
+        // deleting 'again' removes its comparisons and history, not the history of 'after' (as the embedded summaries)
+        store.delete("again");
+        assertEquals(List.of("before>after", "after>before"),
+            strings("MATCH (d:Diff) RETURN d.baseline + '>' + d.target AS p ORDER BY d.target, d.baseline"));
+        assertEquals(1L, count("MATCH (:Snapshot {id: 'after'})-[:LOAD_COMPARISON]->(c:LoadComparison {baseline: 'again'}) "
+            + "RETURN count(c)"));
+        assertEquals(3L + 1, count("MATCH (n) WHERE n:LoadComparison OR n:LoadLeakGroup RETURN count(n)"));
+    }
+
     @Test
     void afterThenBeforeGivesTheEmbeddedPairRows() throws Exception {
         // the second load reads 'after' back from the server as the target of before→after: leak groups, examples and
@@ -178,6 +265,20 @@ class BoltSeparateLoadsTest {
     private QueryResult remote(String name, Map<String, String> p) throws Exception {
         SavedQuery q = library.get(name);
         return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+    }
+
+    /** The query on the server after comparing its pair on first request, as {@code heapload --uri} does. */
+    private QueryResult remoteComparing(RemoteGraphStore store, String name, Map<String, String> p) throws Exception {
+        SavedQuery q = library.get(name);
+        Map<String, Object> bound = QueryRunner.bind(q, p);
+        store.compareFor(name, bound);
+        return RemoteQueryRunner.run(driver, null, q, bound, 0, Duration.ofSeconds(60));
+    }
+
+    private List<String> strings(String cypher) {
+        try (Session s = driver.session()) {
+            return s.run(cypher).list(r -> r.get(0).asString());
+        }
     }
 
     private long count(String cypher) {

@@ -29,8 +29,22 @@ public interface SavedQueryRunner {
         return (q, p) -> QueryRunner.run(store.databaseFor(q.name(), p), q, p, 0, timeout);
     }
 
-    /** All rows of each query on the server, each in a read transaction with {@code timeout}. */
+    /**
+     * All rows of each query on the server, each in a read transaction with {@code timeout}; no comparison is made
+     * (for the Bolt port of {@code heapload serve}, whose graph holds one snapshot's objects).
+     */
     static SavedQueryRunner on(RemoteGraphStore remote, Duration timeout) {
         return (q, p) -> RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
+    }
+
+    /**
+     * {@link #on(RemoteGraphStore, Duration)} on a server loaded by heapload ({@code --uri}): a query on a pair that
+     * no load compared compares it first, once ({@link RemoteGraphStore#compareFor}), as the embedded store does.
+     */
+    static SavedQueryRunner comparingOn(RemoteGraphStore remote, Duration timeout) {
+        return (q, p) -> {
+            remote.compareFor(q.name(), p);
+            return RemoteQueryRunner.run(remote.driver(), remote.database(), q, p, 0, timeout);
+        };
     }
 }

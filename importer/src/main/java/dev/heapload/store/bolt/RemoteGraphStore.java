@@ -72,8 +72,10 @@ import dev.heapload.model.Progress;
  * those is read back once, streamed, into a model with its stored analysis ({@link StoredSnapshotReader}), compared,
  * and released; its comparisons are written in the final transaction with the rest, pointing at its existing
  * Snapshot node and objects (leak-group examples, growth). Reading back costs about as much memory as the snapshot's
- * model and one read of its objects and references over Bolt. Pairs not compared at load have no comparison nodes
- * on the server.
+ * model and one read of its objects and references over Bolt. Any other pair is compared on its first request
+ * ({@link #compare}, {@link #compareFor}: {@link RemoteComparisons}), in one transaction. The comparisons a load makes
+ * with a new snapshot as the target are also kept as its leak history ({@code LoadComparison} nodes written in the
+ * load's last transaction, {@link #history}: {@link RemoteHistory}).
  *
  * <p>Replacing ({@code replace = true}) deletes the old snapshot first, so when the new load then fails, the id
  * is gone from the server (unlike the embedded store, which keeps the old one).
@@ -127,6 +129,8 @@ public final class RemoteGraphStore implements AutoCloseable {
     private final String uri;
     private final SessionConfig sessionConfig;
     private final String database;
+    /** Comparisons on first request (issue 18 item 2 over Bolt). */
+    final RemoteComparisons comparisons = new RemoteComparisons(this);
 
     private RemoteGraphStore(Driver driver, boolean ownsDriver, String uri, String database) {
         this.driver = driver;
@@ -317,7 +321,78 @@ public final class RemoteGraphStore implements AutoCloseable {
         long firstLoadOrder = read(tx -> tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + ") "
             + "RETURN coalesce(max(s.loadOrder) + 1, 0) AS next").single().get("next").asLong());
         GraphInput input = new GraphInput(parts, pairs, firstLoadOrder);
-        new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress).run();
+        Load load = new Load(ids, input, existingNodes(input, parts, pairs, storedIds), progress);
+        // the comparisons this load keeps for the leak history: written in its last transaction (RemoteHistory)
+        load.alsoInLastTransaction = RemoteHistory.work(parts, ids.size(), pairs, baseline);
+        load.run();
+    }
+
+    /**
+     * Makes sure the server holds the comparison of the pair (what is new in {@code target} relative to
+     * {@code baseline}: {@code Diff}, {@code NewObjects}, {@code LeakGroup}, {@code EXAMPLE}, {@code GREW}), as
+     * {@link GraphStore#compare} does for the embedded store: a load compares the new snapshot with the previous one
+     * and {@code --baseline}; any other pair is compared here on its first request, both snapshots read back from the
+     * server ({@link StoredSnapshotReader}), and written in one transaction (all or nothing), with the one-line notice
+     * {@code comparing 'T' with 'B' (first request for this pair; kept for later)} ({@link #setNotices}). Later
+     * requests reuse it. Details: {@link RemoteComparisons}.
+     *
+     * @return true when the pair was compared now, false when it already was (or is the same snapshot, or either one
+     *         is not analysed)
+     * @throws SnapshotNotFoundException when either snapshot is not complete on the server
+     * @throws IOException               (one line) when the server fails or a snapshot changed meanwhile; nothing was
+     *                                   written
+     */
+    public boolean compare(String baseline, String target) throws IOException {
+        return comparisons.compare(baseline, target);
+    }
+
+    /**
+     * Before running a saved query with these bound parameters: compares its pair on first request ({@link #compare})
+     * when it names a {@code baseline} and a {@code target} (or {@code snapshot}) that are both complete snapshots
+     * on the server and is not one of {@link GraphStore#SUMMARY_QUERIES}; otherwise does nothing (unknown ids are
+     * left to the query's own one-line refusal). Only for a server loaded by heapload ({@code --uri}), not for the
+     * Bolt port of {@code heapload serve} (a served graph holds one snapshot's objects).
+     *
+     * @throws IOException as {@link #compare}
+     */
+    public void compareFor(String queryName, Map<String, Object> params) throws IOException {
+        comparisons.prepare(queryName, params);
+    }
+
+    /** Where every Bolt store of this process sends one-line notices (no prefix, no newline); none by default. */
+    public static void setNotices(java.util.function.Consumer<String> sink) {
+        RemoteComparisons.setNotices(sink);
+    }
+
+    /**
+     * Every complete snapshot on the server in load order, with the comparisons its load made (totals and the
+     * {@value dev.heapload.store.StoredSummary#LEAK_GROUPS} largest leak groups), as
+     * {@link GraphStore#history()} gives them for the embedded store: the leak history of {@code heapload trend
+     * --leak} and of the report. Read from the {@code LoadComparison} nodes ({@link RemoteHistory}); snapshots loaded
+     * by heapload versions without them have none. Reads only (no clean-up of incomplete loads).
+     *
+     * @throws IOException (one line) when the server fails
+     */
+    public List<dev.heapload.store.SnapshotHistory> history() throws IOException {
+        List<SnapshotSummary> list = readSnapshots(null);
+        return read(RemoteHistory.read(list));
+    }
+
+    /**
+     * The complete snapshot {@code id} read back from the server as a model with its stored analysis and the objects'
+     * labels ({@link StoredSnapshotReader}): what {@code heapload query paths} searches over {@code --uri}. Objects
+     * come in the server's order (not the dump's), so among equally short paths another one may be chosen than from
+     * the embedded store's model. Costs one read of the snapshot's objects and references over Bolt.
+     *
+     * @throws SnapshotNotFoundException when the server has no complete snapshot {@code id}
+     * @throws IOException               (one line) when the server fails or the snapshot was stored without analysis
+     */
+    public HeapSnapshot model(String id) throws IOException {
+        SnapshotSummary s = snapshot(id).orElseThrow(() -> new SnapshotNotFoundException(id, uri));
+        if (!s.analysed()) {
+            throw new IOException("snapshot '" + id + "' on " + uri + " was stored without its analysis; load it again");
+        }
+        return readStored(s, true).snapshot();
     }
 
     /**
@@ -352,8 +427,13 @@ public final class RemoteGraphStore implements AutoCloseable {
 
     /** Reads a snapshot of the server back (one read transaction), for comparing it with new ones. */
     private StoredSnapshotReader.Stored readStored(SnapshotSummary summary) throws IOException {
+        return readStored(summary, false);
+    }
+
+    /** Reads a snapshot of the server back (one read transaction), with the objects' labels when {@code labels}. */
+    StoredSnapshotReader.Stored readStored(SnapshotSummary summary, boolean labels) throws IOException {
         try (Session session = driver.session(sessionConfig)) {
-            return session.executeRead(StoredSnapshotReader.read(summary));
+            return session.executeRead(StoredSnapshotReader.read(summary, labels));
         } catch (IllegalStateException e) {
             if (String.valueOf(e.getMessage()).contains("closed")) {
                 throw failure("reading snapshot '" + summary.id() + "'", e);
@@ -405,6 +485,8 @@ public final class RemoteGraphStore implements AutoCloseable {
         removeIncompleteLoads();
         String token = UUID.randomUUID().toString();
         long found = write(tx -> {
+            // its leak history (LoadComparison nodes) goes with its Snapshot node
+            RemoteHistory.delete(id).execute(tx);
             long n = tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + " {id: $id}) "
                     + "CREATE (:" + LOAD_IN_PROGRESS + " {snapshot: $id, token: $token, startedAt: datetime(), deleting: true}) "
                     + "DETACH DELETE s RETURN count(*) AS n",
@@ -487,7 +569,7 @@ public final class RemoteGraphStore implements AutoCloseable {
         write(tx -> tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {snapshot: $id}) DELETE m", Map.of("id", id)).consume());
     }
 
-    private List<SnapshotSummary> readSnapshots(String id) throws IOException {
+    List<SnapshotSummary> readSnapshots(String id) throws IOException {
         String where = id == null ? "" : " WHERE s.id = $id";
         Map<String, Object> params = id == null ? Map.of() : Map.of("id", id);
         return read(tx -> {
@@ -524,7 +606,7 @@ public final class RemoteGraphStore implements AutoCloseable {
         }
     }
 
-    private <T> T write(TransactionCallback<T> work) throws IOException {
+    <T> T write(TransactionCallback<T> work) throws IOException {
         try (Session session = driver.session(sessionConfig)) {
             return session.executeWrite(work);
         } catch (RuntimeException e) {
@@ -532,7 +614,7 @@ public final class RemoteGraphStore implements AutoCloseable {
         }
     }
 
-    private <T> T read(TransactionCallback<T> work) throws IOException {
+    <T> T read(TransactionCallback<T> work) throws IOException {
         try (Session session = driver.session(sessionConfig)) {
             return session.executeRead(work);
         } catch (RuntimeException e) {
@@ -603,6 +685,8 @@ public final class RemoteGraphStore implements AutoCloseable {
         private final java.util.concurrent.ExecutorService pool;
         private final java.util.concurrent.ExecutorCompletionService<Batch> done;
         private int inFlight;
+        /** More work for the last transaction, after its nodes and relationships (the load's leak history). */
+        TransactionCallback<Void> alsoInLastTransaction = tx -> null;
 
         /** A committed batch: its row count and, for nodes, the element ids it created (by input id). */
         private record Batch(int rows, long[] inputIds, List<String> elementIds) {
@@ -859,7 +943,8 @@ public final class RemoteGraphStore implements AutoCloseable {
                     }
                     resolved.put(e.getKey(), rows);
                 }
-                return createRelationships(resolved).execute(tx);
+                createRelationships(resolved).execute(tx);
+                return alsoInLastTransaction.execute(tx);
             });
             rowsWritten += heldNodes + finalRelationships.values().stream().mapToLong(List::size).sum();
             progress.step(rowsWritten);

@@ -33,8 +33,9 @@ import dev.heapload.model.SnapshotInfo;
  * server's order, not necessarily the dump's), the GC roots, and an analysis whose {@code reachable},
  * {@code distance}, {@code retainedSize}, {@code retainedBy} (the first strong reference from the holder of the
  * flagged reference with its kind and name) and {@code rootOf} (the root of the retention path's first object, named as its
- * {@code rootName}) are the stored ones. Not read: labels, and the immediate dominators (left {@code -1}: the
- * comparison does not use them). The objects' and the Snapshot node's element ids are kept, so relationships can be
+ * {@code rootName}) are the stored ones. Labels (a string's text, a function's name) only when asked for
+ * ({@link #read(SnapshotSummary, boolean)}: {@code heapload query paths} shows them; a comparison does not use them).
+ * Not read: the immediate dominators (left {@code -1}: neither the comparison nor the paths use them). The objects' and the Snapshot node's element ids are kept, so relationships can be
  * written to them.
  *
  * <p>Memory: the model's columns (about 27 bytes per object, 10 per reference), plus per object a {@code long}
@@ -59,6 +60,14 @@ final class StoredSnapshotReader {
      *         object, an object count differing from the Snapshot node's)
      */
     static TransactionCallback<Stored> read(SnapshotSummary summary) {
+        return read(summary, false);
+    }
+
+    /**
+     * {@link #read(SnapshotSummary)}, with the objects' labels when {@code labels} is true (more to transfer: a
+     * string's whole text).
+     */
+    static TransactionCallback<Stored> read(SnapshotSummary summary, boolean labels) {
         String id = summary.id();
         return tx -> {
             Record snapshotRecord = tx.run("MATCH (s:" + GraphSchema.SNAPSHOT + " {id: $id}) RETURN elementId(s) AS e",
@@ -81,6 +90,7 @@ final class StoredSnapshotReader {
             Result objects = tx.run("MATCH (o:" + GraphSchema.OBJECT + ") WHERE o.snapshot = $id AND o.address IS NOT NULL "
                     + "RETURN elementId(o) AS e, o.address AS a, o.type AS t, o.size AS s, o.category AS c, "
                     + "o.reachable AS re, o.distance AS d, o.retainedSize AS rs, o.rootName AS rn, "
+                    + (labels ? "o.label AS l, " : "null AS l, ")
                     + "[(o)-[r:" + GraphSchema.REF + "|" + GraphSchema.WEAK_REF + "]->(x) | [x.address, type(r) = '"
                     + GraphSchema.WEAK_REF + "', r.kind, r.name, coalesce(r.ephemeron, false), coalesce(r.weakKey, false), "
                     + "coalesce(r." + GraphSchema.RETENTION + ", false), r." + GraphSchema.KEY_TYPE + "]] AS refs",
@@ -91,7 +101,8 @@ final class StoredSnapshotReader {
                 String address = r.get("a").asString();
                 int o;
                 try {
-                    o = builder.defineObject(address, r.get("t").asString(), r.get("s").asLong(), r.get("c").asInt(-1), null);
+                    o = builder.defineObject(address, r.get("t").asString(), r.get("s").asLong(), r.get("c").asInt(-1),
+                        r.get("l").asString(null));
                 } catch (IllegalStateException e) {
                     throw new IllegalStateException("snapshot '" + id + "' on the server: " + e.getMessage());
                 }

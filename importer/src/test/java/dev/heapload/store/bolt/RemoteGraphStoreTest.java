@@ -45,8 +45,12 @@ import dev.heapload.model.Progress;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RemoteGraphStoreTest {
 
-    /** Every node: labels and properties. */
-    private static final String NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props";
+    /**
+     * Every node but the load's history (LoadComparison, LoadLeakGroup: over Bolt only, the embedded store keeps them
+     * in summary files): labels and properties.
+     */
+    private static final String NODES = "MATCH (n) WHERE NOT n:LoadComparison AND NOT n:LoadLeakGroup "
+        + "RETURN labels(n) AS labels, properties(n) AS props";
     /** The nodes that belong to snapshot $g's graph: its objects, summary nodes and the comparisons it is the target of. */
     private static final String NODES_OF_GRAPH = "MATCH (n) WHERE coalesce(n.target, n.snapshot, n.id) = $g "
         + "RETURN labels(n) AS labels, properties(n) AS props";
@@ -54,8 +58,9 @@ class RemoteGraphStoreTest {
     private static final String RELATIONSHIPS_OF_GRAPH = "MATCH (a)-[r]->(b) WHERE coalesce(a.target, a.snapshot, a.id) = $g "
         + "RETURN type(r) AS type, properties(r) AS props, labels(a) AS al, properties(a) AS ap, labels(b) AS bl, "
         + "properties(b) AS bp";
-    /** Every relationship: type, properties and both endpoints' labels and properties. */
-    private static final String RELATIONSHIPS = "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
+    /** Every relationship but the history's: type, properties and both endpoints' labels and properties. */
+    private static final String RELATIONSHIPS = "MATCH (a)-[r]->(b) WHERE NOT b:LoadComparison AND NOT b:LoadLeakGroup "
+        + "RETURN type(r) AS type, properties(r) AS props, "
         + "labels(a) AS al, properties(a) AS ap, labels(b) AS bl, properties(b) AS bp";
 
     @TempDir
@@ -152,6 +157,13 @@ class RemoteGraphStoreTest {
             Map.of()));
         assertEquals((long) after.roots().size(), count("MATCH (:Snapshot {id: 'after'})-[r:ROOT]->() RETURN count(r)", Map.of()));
         assertEquals(0L, count("MATCH (m:LoadInProgress) RETURN count(m)", Map.of()));
+        // the leak history: the comparison of 'after' with the snapshot before it (3 leak groups), none for 'before'
+        assertEquals(1L, count("MATCH (:Snapshot {id: 'after'})-[:LOAD_COMPARISON]->(c:LoadComparison {baseline: 'before', "
+            + "position: 0, leakGroupCount: 3}) MATCH (d:Diff {baseline: 'before', target: 'after'}) "
+            + "WHERE c.newObjects = d.newObjects AND c.newBytes = d.newBytes RETURN count(c)", Map.of()));
+        assertEquals(List.of(152L, 18L, 16L), store().history().get(1).comparisons().get(0).leakGroups().stream()
+            .map(g -> g.objects()).toList());
+        assertEquals(4L, count("MATCH (n) WHERE n:LoadComparison OR n:LoadLeakGroup RETURN count(n)", Map.of()));
         try (Session s = driver.session()) {
             Record r = s.run("MATCH (s:Snapshot {id: 'after'}) RETURN s.objectCount AS n, s.vm AS vm, s.loadedAt AS at").single();
             assertEquals(871L, r.get("n").asLong());

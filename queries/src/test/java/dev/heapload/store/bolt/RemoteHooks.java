@@ -18,4 +18,15 @@ public final class RemoteHooks {
             }
         };
     }
+
+    /**
+     * Makes {@code store}'s comparisons on first request fail inside their write transaction, after writing every row
+     * (null: succeed again).
+     */
+    public static void failComparisonWrites(RemoteGraphStore store, String message) {
+        store.comparisons.writeHook = message == null ? () -> {
+        } : () -> {
+            throw new java.io.IOException(message);
+        };
+    }
 }
