@@ -82,6 +82,45 @@ public final class QueryDaemon {
     private final Function<Throwable, String> errorLine;
     private ServerSocketChannel server;
     private Path socket;
+    private volatile CommandRunner commandRunner;
+    private final ThreadLocal<Forwarded> forwarded = new ThreadLocal<>();
+
+    /**
+     * Runs a whole command line forwarded by a thin client ({@link DaemonProtocol#RUN}) in the daemon: the cli
+     * module's commands, so that a client JVM sends its arguments before loading picocli or Neo4j.
+     */
+    @FunctionalInterface
+    public interface CommandRunner {
+        /** {@link #run}'s answer for a command line the daemon does not run (nothing was printed or called). */
+        int DECLINED = Integer.MIN_VALUE;
+
+        /**
+         * Runs {@code args} as {@code heapload} would in {@code cwd}, printing to {@code out} and {@code err} (the
+         * client's standard output and error), or declines it.
+         *
+         * @param args     the command line, without the program name
+         * @param cwd      the client's working directory (absolute): relative paths in {@code args} resolve there
+         * @param env      the client's values of the environment variables commands read as defaults
+         * @param out      the client's standard output
+         * @param err      the client's standard error
+         * @param accepted to call once the command line is one the daemon runs, before anything is printed
+         * @return the exit code, or {@link #DECLINED} (then {@code accepted} was not called)
+         */
+        int run(List<String> args, Path cwd, Map<String, String> env, PrintStream out, PrintStream err,
+                Runnable accepted);
+    }
+
+    /** The forwarded command running on this request thread: its standard error and how to end it with a code. */
+    private record Forwarded(PrintStream err, java.util.function.IntConsumer exit) {
+    }
+
+    /**
+     * Lets the daemon run whole command lines ({@link DaemonProtocol#RUN}); without one it declines them and the
+     * client runs the command itself.
+     */
+    public void setCommandRunner(CommandRunner runner) {
+        this.commandRunner = runner;
+    }
 
     /**
      * Opens the store for the daemon (before anything listens).
@@ -115,6 +154,8 @@ public final class QueryDaemon {
         this.store = GraphStore.open(dir);
         try {
             store.holdAs(GraphStore.DAEMON_HOLDER);
+            // both snapshots of a pair stay started: a question on the other one does not wait for a switch
+            store.keepGraphs(2);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -341,6 +382,10 @@ public final class QueryDaemon {
             if (stopping) {
                 return; // the client runs the query itself
             }
+            if (op.equals(DaemonProtocol.RUN)) {
+                runCommand(in, out);
+                return;
+            }
             Request request = Request.read(op, in);
             synchronized (out) {
                 out.writeByte(DaemonProtocol.ACCEPTED);
@@ -359,7 +404,9 @@ public final class QueryDaemon {
             });
             QueryResult result;
             try {
-                result = request.op.equals(DaemonProtocol.PATHS) ? paths(request) : query(request, out);
+                result = request.op.equals(DaemonProtocol.PATHS) ? paths(request)
+                    : query(request.name, request.text, request.params, request.limit, request.timeoutMillis,
+                        line -> sendError(out, line));
             } catch (Exception | OutOfMemoryError e) {
                 sendError(out, errorLine.apply(e));
                 return;
@@ -387,18 +434,173 @@ public final class QueryDaemon {
         }
     }
 
-    private QueryResult query(Request r, DataOutputStream out) throws Exception {
-        SavedQuery query = new SavedQuery(r.name, r.name, List.of(), List.of(), r.text, "the daemon's client");
-        GraphDatabaseService db = acquire(r.name, r.params);
+    private QueryResult query(String name, String text, Map<String, Object> params, long limit, long timeoutMillis,
+                              Consumer<String> toClient) throws Exception {
+        SavedQuery query = new SavedQuery(name, name, List.of(), List.of(), text, "the daemon's client");
+        GraphDatabaseService db = acquire(name, params);
         try {
-            return QueryRunner.run(db, query, r.params, r.limit, Duration.ofMillis(r.timeoutMillis), grace, line -> {
-                sendError(out, line);
+            return QueryRunner.run(db, query, params, limit, Duration.ofMillis(timeoutMillis), grace, line -> {
+                toClient.accept(line);
                 log.println("heapload daemon: " + line);
                 log.flush();
                 halt.accept(line);
             });
         } finally {
             graphs.readLock().unlock();
+        }
+    }
+
+    /**
+     * Runs a query for a command that runs in the daemon ({@link #setCommandRunner}), on the calling request thread,
+     * as a {@link DaemonProtocol#QUERY} request runs: notices and the watchdog's line go to the forwarded command's
+     * standard error (the watchdog then ends the command with exit 1 and halts the daemon).
+     *
+     * @param name          the saved query's name (it picks the snapshot's graph: {@link GraphStore#databaseFor})
+     * @param text          its Cypher
+     * @param params        its bound parameters
+     * @param limit         at most this many rows (0: all)
+     * @param timeoutMillis the transaction timeout, milliseconds (&gt; 0)
+     * @throws IllegalStateException when not called from a forwarded command
+     * @throws Exception     what the in-process run throws (unknown snapshot, timeout, …)
+     */
+    public QueryResult runForwardedQuery(String name, String text, Map<String, Object> params, long limit,
+                                        long timeoutMillis) throws Exception {
+        Forwarded f = forwardedHere();
+        requestNotices.set(line -> f.err().println("heapload: " + line));
+        try {
+            return query(name, text, params, limit, timeoutMillis, line -> {
+                f.err().println("heapload: " + SafeText.visible(line));
+                f.err().flush();
+                f.exit().accept(1);
+            });
+        } finally {
+            requestNotices.remove();
+        }
+    }
+
+    /** {@link #runForwardedQuery} for the built-in {@code paths} (parameters bound by {@code PathsQuery.bind}). */
+    public QueryResult runForwardedPaths(Map<String, Object> params, long limit) throws Exception {
+        forwardedHere();
+        return paths(new Request(DaemonProtocol.PATHS, PathsQuery.NAME, "", params, limit, 1));
+    }
+
+    private Forwarded forwardedHere() {
+        Forwarded f = forwarded.get();
+        if (f == null) {
+            throw new IllegalStateException("not a command forwarded to the daemon");
+        }
+        return f;
+    }
+
+    /**
+     * A {@link DaemonProtocol#RUN} request: reads the command line, runs it with {@link #commandRunner} and sends
+     * its output as frames; {@link DaemonProtocol#DECLINED} when there is no runner or it declines.
+     */
+    private void runCommand(DataInputStream in, DataOutputStream out) throws IOException {
+        String outCharset = DaemonProtocol.readString(in);
+        String errCharset = DaemonProtocol.readString(in);
+        Path cwd = Path.of(DaemonProtocol.readString(in));
+        Object env = DaemonProtocol.readValue(in);
+        Object args = DaemonProtocol.readValue(in);
+        CommandRunner runner = commandRunner;
+        java.nio.charset.Charset oc;
+        java.nio.charset.Charset ec;
+        try {
+            oc = java.nio.charset.Charset.forName(outCharset);
+            ec = java.nio.charset.Charset.forName(errCharset);
+        } catch (RuntimeException e) {
+            oc = null;
+            ec = null;
+        }
+        if (runner == null || oc == null || !cwd.isAbsolute() || !(env instanceof Map<?, ?> envMap)
+            || !(args instanceof List<?> argList)) {
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.DECLINED);
+                out.flush();
+            }
+            return;
+        }
+        Map<String, String> environment = new LinkedHashMap<>();
+        envMap.forEach((k, v) -> environment.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
+        List<String> argv = new java.util.ArrayList<>();
+        argList.forEach(a -> argv.add(String.valueOf(a)));
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        PrintStream stdout = new PrintStream(new java.io.BufferedOutputStream(
+            new FrameStream(out, DaemonProtocol.OUT), 1 << 16), false, oc);
+        PrintStream stderr = new PrintStream(new FrameStream(out, DaemonProtocol.ERR), true, ec);
+        java.util.function.IntConsumer exit = code -> {
+            if (ended.compareAndSet(false, true)) {
+                stdout.flush();
+                stderr.flush();
+                try {
+                    synchronized (out) {
+                        out.writeByte(DaemonProtocol.EXIT);
+                        out.writeInt(code);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away
+                }
+            }
+        };
+        forwarded.set(new Forwarded(stderr, exit));
+        int code;
+        try {
+            code = runner.run(argv, cwd, environment, stdout, stderr, () -> {
+                try {
+                    synchronized (out) {
+                        out.writeByte(DaemonProtocol.ACCEPTED);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away: the command still runs (its output is dropped)
+                }
+            });
+        } finally {
+            forwarded.remove();
+        }
+        if (code == CommandRunner.DECLINED) {
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.DECLINED);
+                out.flush();
+            }
+            return;
+        }
+        exit.accept(code);
+    }
+
+    /** Bytes written to it go to the client as frames: the tag, an int byte count, the bytes. */
+    private static final class FrameStream extends java.io.OutputStream {
+        private final DataOutputStream out;
+        private final byte tag;
+
+        FrameStream(DataOutputStream out, byte tag) {
+            this.out = out;
+            this.tag = tag;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return;
+            }
+            synchronized (out) {
+                out.writeByte(tag);
+                out.writeInt(len);
+                out.write(b, off, len);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            synchronized (out) {
+                out.flush();
+            }
         }
     }
 
