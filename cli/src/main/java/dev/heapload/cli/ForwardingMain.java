@@ -37,7 +37,10 @@ import dev.heapload.daemon.DaemonProtocol;
  * daemon when a query needs it).
  *
  * <p>Only the JDK is used before forwarding: this class must not touch picocli, Neo4j or heapload's query classes
- * ({@link DaemonProtocol}'s constants are compiled in).
+ * ({@link DaemonProtocol}'s constants are compiled in), nor lambdas or string concatenation on its way (their
+ * bootstrap costs tens of milliseconds). The launchers run it first in a small JVM (C1 only, serial GC, no class-data
+ * archive of heapload's, system property {@code heapload.forwardOnly=N}): when nothing was forwarded that JVM exits
+ * with N and the launcher starts the full one.
  */
 public final class ForwardingMain {
 
@@ -59,6 +62,11 @@ public final class ForwardingMain {
             code = NOT_FORWARDED;
         }
         if (code == NOT_FORWARDED) {
+            String only = System.getProperty("heapload.forwardOnly");
+            if (only != null) {
+                // the launchers' small JVM: they start the full one when told so
+                System.exit(Integer.parseInt(only));
+            }
             HeapLoad.main(args);
             return;
         }
@@ -257,7 +265,8 @@ public final class ForwardingMain {
             p.load(in);
             long pid = Long.parseLong(p.getProperty("pid", "-1"));
             Path socket = Path.of(p.getProperty("socket", ""));
-            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && Files.exists(socket)) {
+            java.util.Optional<ProcessHandle> process = ProcessHandle.of(pid);
+            if (process.isPresent() && process.get().isAlive() && Files.exists(socket)) {
                 return socket;
             }
         } catch (IOException | RuntimeException e) {
