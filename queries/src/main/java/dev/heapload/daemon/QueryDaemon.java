@@ -179,8 +179,9 @@ public final class QueryDaemon {
     }
 
     /**
-     * Starts the newest graph, listens, writes {@link #infoFile}, plans the saved queries in the background; then
-     * serves until stopped and closes the store.
+     * Starts the graphs of the newest pair (the newest snapshot's and the one's loaded before it), listens, writes
+     * {@link #infoFile}; then in the background, each step only while no request runs, plans the saved queries on
+     * both graphs and reads the newest snapshot's model for {@code paths}; serves until stopped and closes the store.
      */
     public void run() throws IOException, InterruptedException {
         GraphStore.setNotices(line -> {
@@ -199,9 +200,15 @@ public final class QueryDaemon {
                 first = store.database();
             }
             listen();
+            String newest = newestWithGraph();
             Thread planner = new Thread(() -> {
-                if (plan(first) && other != null) {
-                    plan(other);
+                if (plan(first) && (other == null || plan(other)) && newest != null && waitIdle()) {
+                    // the model paths reads (2-3 s for 2.4M objects), read while nobody asks, not by the first paths
+                    try {
+                        model(newest);
+                    } catch (Exception | OutOfMemoryError e) {
+                        // a paths query reads it again and says why
+                    }
                 }
             }, "heapload-daemon-planner");
             planner.setDaemon(true);
@@ -243,9 +250,10 @@ public final class QueryDaemon {
 
     /**
      * Plans every saved query on {@code db} in the background, one at a time, so that a first question finds its
-     * plan cached. It gives way to requests: before each plan it waits until no request is running (on 2 cores the
-     * planner beside a first question made that question slower than an in-process run), and it holds the graph's
-     * read lock only while one query plans, so a switch to another graph is not held up.
+     * plan cached; false when it stopped early (the daemon stops, the graph was shut down). It gives way to
+     * requests: before each plan it waits until no request is running (on 2 cores the planner beside a first question
+     * made that question slower than an in-process run), and it holds the graph's read lock only while one query
+     * plans, so a switch to another graph is not held up.
      */
     private boolean plan(GraphDatabaseService db) {
         java.util.Collection<SavedQuery> queries;
@@ -255,14 +263,7 @@ public final class QueryDaemon {
             return false;   // running a query says why
         }
         for (SavedQuery q : queries) {
-            try {
-                while (active.get() > 0 && !stopping) {
-                    Thread.sleep(50);
-                }
-            } catch (InterruptedException e) {
-                return false;
-            }
-            if (stopping) {
+            if (!waitIdle()) {
                 return false;
             }
             graphs.readLock().lock();
@@ -276,6 +277,31 @@ public final class QueryDaemon {
             }
         }
         return true;
+    }
+
+    /** Waits until no request runs; false when the daemon stops meanwhile. */
+    private boolean waitIdle() {
+        try {
+            while (active.get() > 0 && !stopping) {
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            return false;
+        }
+        return !stopping;
+    }
+
+    /** The id of the newest snapshot that has a graph (not pruned), or null. */
+    private String newestWithGraph() {
+        String newest = null;
+        synchronized (storeMutex) {
+            for (var s : store.snapshots()) {
+                if (!store.isPruned(s.id())) {
+                    newest = s.id();
+                }
+            }
+        }
+        return newest;
     }
 
     /**
