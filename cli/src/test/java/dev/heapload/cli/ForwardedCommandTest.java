@@ -1,7 +1,9 @@
 package dev.heapload.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -27,7 +29,8 @@ import dev.heapload.queries.QueryWatchdog;
  * in-process run prints, with its exit code: saved queries on both snapshots, {@code paths}, ad-hoc Cypher,
  * {@code trend}, one-line errors; a relative {@code --db} resolves in the client's directory. What the daemon does not
  * run (other commands, usage errors, {@code --no-daemon}, a store without a daemon) is not forwarded and prints
- * nothing. The daemon runs on a thread of the test JVM.
+ * nothing. The daemon runs on a thread of the test JVM. Before it starts: a store keeping two graphs started switches
+ * between the pair's snapshots without starting either again.
  */
 class ForwardedCommandTest {
 
@@ -67,6 +70,19 @@ class ForwardedCommandTest {
         assertEquals(0, inProcess.get(6).code(), inProcess.get(6).err());
         assertEquals(1, inProcess.get(8).code());
         assertEquals(1, inProcess.get(9).code());
+
+        // the daemon's store keeps both graphs of the pair started (GraphStore.keepGraphs): switching back finds the
+        // same started database; with one kept (every other command) it is started again
+        try (dev.heapload.store.embedded.GraphStore store = dev.heapload.store.embedded.GraphStore.open(db)) {
+            store.keepGraphs(2);
+            var before = store.database("before");
+            var after = store.database("after");
+            assertSame(before, store.database("before"));
+            assertSame(after, store.database("after"));
+            store.keepGraphs(1);
+            store.database("before");
+            assertNotSame(after, store.database("after"));
+        }
 
         PrintStream savedOut = System.out;
         PrintStream savedErr = System.err;
