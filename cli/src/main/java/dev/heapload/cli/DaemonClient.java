@@ -55,6 +55,29 @@ final class DaemonClient {
 
     private static final Object START_MUTEX = new Object();
 
+    /** The daemon this thread runs a forwarded command in ({@link DaemonCommand#runForwarded}), and its store. */
+    private record Local(QueryDaemon daemon, Path dir) {
+    }
+
+    private static final InheritableThreadLocal<Local> LOCAL = new InheritableThreadLocal<>();
+
+    /**
+     * Marks this thread as running a command forwarded to {@code daemon} (store {@code dir}): its queries on that
+     * store run in the daemon directly instead of over the socket; null: no longer.
+     */
+    static void runningIn(QueryDaemon daemon, Path dir) {
+        if (daemon == null) {
+            LOCAL.remove();
+        } else {
+            LOCAL.set(new Local(daemon, dir));
+        }
+    }
+
+    private static Local local(Path dir) {
+        Local l = LOCAL.get();
+        return l != null && l.dir().equals(dir.toAbsolutePath().normalize()) ? l : null;
+    }
+
     private DaemonClient() {
     }
 
@@ -62,6 +85,9 @@ final class DaemonClient {
     static boolean enabled(Boolean option) {
         if (option != null) {
             return option;
+        }
+        if (LOCAL.get() != null) {
+            return true; // a command forwarded to the daemon
         }
         String setting = System.getenv("HEAPLOAD_DAEMON");
         if (setting == null || setting.isBlank()) {
@@ -93,6 +119,11 @@ final class DaemonClient {
      */
     static Optional<QueryResult> query(Path dir, SavedQuery query, Map<String, Object> params, long limit,
                                        Duration timeout) throws IOException, QueryFailedException {
+        Local here = local(dir);
+        if (here != null) {
+            return Optional.of(inDaemon(() -> here.daemon().runForwardedQuery(query.name(), query.text(), params, limit,
+                timeout.toMillis())));
+        }
         return send(dir, out -> {
             DaemonProtocol.writeString(out, DaemonProtocol.QUERY);
             DaemonProtocol.writeString(out, query.name());
@@ -105,11 +136,28 @@ final class DaemonClient {
 
     /** {@link #query} for the built-in {@code paths} (its parameters bound by {@code PathsQuery.bind}). */
     static Optional<QueryResult> paths(Path dir, Map<String, Object> params, long limit) throws IOException, QueryFailedException {
+        Local here = local(dir);
+        if (here != null) {
+            return Optional.of(inDaemon(() -> here.daemon().runForwardedPaths(params, limit)));
+        }
         return send(dir, out -> {
             DaemonProtocol.writeString(out, DaemonProtocol.PATHS);
             DaemonProtocol.writeValue(out, params);
             out.writeLong(limit);
         });
+    }
+
+    private interface InDaemon {
+        QueryResult run() throws Exception;
+    }
+
+    /** A query run in the daemon, its failures as the socket route reports them (one line, exit 1). */
+    private static QueryResult inDaemon(InDaemon query) throws IOException, QueryFailedException {
+        try {
+            return query.run();
+        } catch (Exception e) {
+            throw new QueryFailedException(HeapLoad.oneLine(e));
+        }
     }
 
     private interface RequestWriter {

@@ -534,25 +534,7 @@ public final class HeapLoad implements Callable<Integer> {
             GraphStore.setDaemonStopper(DaemonClient::stop);
             // a comparison on first request over --uri says so in one line, as the embedded store's does
             dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + line));
-            CommandLine cl = new CommandLine(new HeapLoad());
-            // "--format micropython": the value names a subcommand too
-            cl.setAllowSubcommandsAsOptionParameters(true);
-            cl.setOut(new PrintWriter(out, true));
-            cl.setErr(new PrintWriter(err, true));
-            cl.setDefaultValueProvider(environmentDefaults(BoltOptions.environment));
-            cl.setParameterExceptionHandler((ex, arguments) -> {
-                CommandLine c = ex.getCommandLine();
-                err.println("heapload: " + dev.heapload.queries.SafeText.visible(usageLine(ex)));
-                String qualified = c.getCommandSpec().qualifiedName();
-                err.println("Try '" + commandName() + qualified.substring("heapload".length())
-                    + " --help' for more information.");
-                return 2;
-            });
-            cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-                err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
-                return BAD_INPUT;
-            });
-            return cl.execute(args);
+            return commandLine(out, err, BoltOptions.environment, null).execute(args);
         } catch (OutOfMemoryError e) {
             err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(e)));
             return BAD_INPUT;
@@ -562,6 +544,39 @@ public final class HeapLoad implements Callable<Integer> {
             System.setOut(savedOut);
             System.setErr(savedErr);
         }
+    }
+
+    /**
+     * The command line of {@code heapload} as {@link #run} executes it: output and errors to {@code out} and
+     * {@code err}, usage errors as one line (exit 2), failures as one line (exit 1), defaults of {@code --db},
+     * {@code --uri} and {@code --database} from {@code environment}.
+     *
+     * @param cwd null, or the directory relative paths given as options and parameters resolve against (the query
+     *            daemon running a thin client's command: the client's working directory)
+     */
+    static CommandLine commandLine(PrintStream out, PrintStream err, Map<String, String> environment, Path cwd) {
+        CommandLine cl = new CommandLine(new HeapLoad());
+        if (cwd != null) {
+            cl.registerConverter(Path.class, value -> cwd.resolve(value));
+        }
+        // "--format micropython": the value names a subcommand too
+        cl.setAllowSubcommandsAsOptionParameters(true);
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setDefaultValueProvider(environmentDefaults(environment));
+        cl.setParameterExceptionHandler((ex, arguments) -> {
+            CommandLine c = ex.getCommandLine();
+            err.println("heapload: " + dev.heapload.queries.SafeText.visible(usageLine(ex)));
+            String qualified = c.getCommandSpec().qualifiedName();
+            err.println("Try '" + commandName() + qualified.substring("heapload".length())
+                + " --help' for more information.");
+            return 2;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
+            return BAD_INPUT;
+        });
+        return cl;
     }
 
     /** One-line message for an exception, never a stack trace. */

@@ -121,6 +121,16 @@ final class TrendCommand implements Callable<Integer> {
             }
         }
         OutputFiles.requireStore(db);
+        if (DaemonClient.enabled(null)) {
+            // on the store's query daemon, as heapload query (started when nothing holds the store)
+            SavedQueryRunner daemon = (q, p) -> DaemonClient.query(db, q, p, 0, timeout)
+                .orElseThrow(NoDaemon::new);
+            try {
+                return print(fmt, daemon, db.toAbsolutePath().normalize().toString());
+            } catch (NoDaemon e) {
+                // a load, serve or an in-process query holds the store: as without the daemon
+            }
+        }
         GraphStore opened;
         try {
             // another query or trend holds the store: wait for it (it ends within its own timeout), then read
@@ -180,6 +190,15 @@ final class TrendCommand implements Callable<Integer> {
                 : "not growing (did not gain objects in each of the last " + growingNights + " snapshots)");
         (fmt == ResultWriter.Format.TABLE ? out : System.err).println(line);
         return 0;
+    }
+
+    /** No daemon took a query (nothing printed yet): trend runs without it. */
+    private static final class NoDaemon extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoDaemon() {
+            super(null, null, false, false);
+        }
     }
 
     private static String empty(String where) {

@@ -24,6 +24,9 @@ import dev.heapload.queries.QueryResult;
  * <p>Frames: {@link #ACCEPTED} (the daemon runs the request), {@link #NOTICE} + string (a one-line notice for
  * stderr), then one of {@link #RESULT} + columns, rows and the truncated flag, or {@link #ERROR} + the one-line
  * message (exit 1), or {@link #STOPPING} (answer to {@code stop}).
+ *
+ * <p>{@link #RUN} (a forwarded command line) is answered by {@link #DECLINED}, or by {@link #ACCEPTED}, then
+ * {@link #OUT} and {@link #ERR} frames in the order the command printed, then {@link #EXIT}.
  */
 public final class DaemonProtocol {
 
@@ -31,12 +34,26 @@ public final class DaemonProtocol {
     public static final String QUERY = "query";
     public static final String PATHS = "paths";
     public static final String STOP = "stop";
+    /**
+     * A whole command line for the daemon to run ({@code heapload query|cypher|trend …} from the thin client):
+     * the client's stdout and stderr charset names, its working directory, a map of its environment variables that
+     * commands read as defaults, and the arguments (a list of strings).
+     */
+    public static final String RUN = "run";
 
     public static final byte ACCEPTED = 'A';
     public static final byte NOTICE = 'N';
     public static final byte RESULT = 'R';
     public static final byte ERROR = 'E';
     public static final byte STOPPING = 'S';
+    /** {@link #RUN}: the daemon does not run this command line; the client runs it itself. */
+    public static final byte DECLINED = 'D';
+    /** {@link #RUN}: bytes for the client's standard output (an int count, the bytes). */
+    public static final byte OUT = 'O';
+    /** {@link #RUN}: bytes for the client's standard error (an int count, the bytes). */
+    public static final byte ERR = 'W';
+    /** {@link #RUN}: the command ended with this exit code (an int); the last frame. */
+    public static final byte EXIT = 'X';
 
     /** Longest string accepted (a statement, a value): 64 MiB. */
     public static final int MAX_STRING = 64 << 20;

@@ -82,6 +82,45 @@ public final class QueryDaemon {
     private final Function<Throwable, String> errorLine;
     private ServerSocketChannel server;
     private Path socket;
+    private volatile CommandRunner commandRunner;
+    private final ThreadLocal<Forwarded> forwarded = new ThreadLocal<>();
+
+    /**
+     * Runs a whole command line forwarded by a thin client ({@link DaemonProtocol#RUN}) in the daemon: the cli
+     * module's commands, so that a client JVM sends its arguments before loading picocli or Neo4j.
+     */
+    @FunctionalInterface
+    public interface CommandRunner {
+        /** {@link #run}'s answer for a command line the daemon does not run (nothing was printed or called). */
+        int DECLINED = Integer.MIN_VALUE;
+
+        /**
+         * Runs {@code args} as {@code heapload} would in {@code cwd}, printing to {@code out} and {@code err} (the
+         * client's standard output and error), or declines it.
+         *
+         * @param args     the command line, without the program name
+         * @param cwd      the client's working directory (absolute): relative paths in {@code args} resolve there
+         * @param env      the client's values of the environment variables commands read as defaults
+         * @param out      the client's standard output
+         * @param err      the client's standard error
+         * @param accepted to call once the command line is one the daemon runs, before anything is printed
+         * @return the exit code, or {@link #DECLINED} (then {@code accepted} was not called)
+         */
+        int run(List<String> args, Path cwd, Map<String, String> env, PrintStream out, PrintStream err,
+                Runnable accepted);
+    }
+
+    /** The forwarded command running on this request thread: its standard error and how to end it with a code. */
+    private record Forwarded(PrintStream err, java.util.function.IntConsumer exit) {
+    }
+
+    /**
+     * Lets the daemon run whole command lines ({@link DaemonProtocol#RUN}); without one it declines them and the
+     * client runs the command itself.
+     */
+    public void setCommandRunner(CommandRunner runner) {
+        this.commandRunner = runner;
+    }
 
     /**
      * Opens the store for the daemon (before anything listens).
@@ -115,6 +154,8 @@ public final class QueryDaemon {
         this.store = GraphStore.open(dir);
         try {
             store.holdAs(GraphStore.DAEMON_HOLDER);
+            // both snapshots of a pair stay started: a question on the other one does not wait for a switch
+            store.keepGraphs(2);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -138,8 +179,9 @@ public final class QueryDaemon {
     }
 
     /**
-     * Starts the newest graph, listens, writes {@link #infoFile}, plans the saved queries in the background; then
-     * serves until stopped and closes the store.
+     * Starts the graphs of the newest pair (the newest snapshot's and the one's loaded before it), listens, writes
+     * {@link #infoFile}; then in the background, each step only while no request runs, plans the saved queries on
+     * both graphs and reads the newest snapshot's model for {@code paths}; serves until stopped and closes the store.
      */
     public void run() throws IOException, InterruptedException {
         GraphStore.setNotices(line -> {
@@ -152,11 +194,23 @@ public final class QueryDaemon {
         });
         try {
             GraphDatabaseService first;
+            GraphDatabaseService other;
             synchronized (storeMutex) {
+                other = startOtherOfPair();
                 first = store.database();
             }
             listen();
-            Thread planner = new Thread(() -> plan(first), "heapload-daemon-planner");
+            String newest = newestWithGraph();
+            Thread planner = new Thread(() -> {
+                if (plan(first) && (other == null || plan(other)) && newest != null && waitIdle()) {
+                    // the model paths reads (2-3 s for 2.4M objects), read while nobody asks, not by the first paths
+                    try {
+                        model(newest);
+                    } catch (Exception | OutOfMemoryError e) {
+                        // a paths query reads it again and says why
+                    }
+                }
+            }, "heapload-daemon-planner");
             planner.setDaemon(true);
             planner.start();
             Thread idleWatch = new Thread(this::watchIdle, "heapload-daemon-idle");
@@ -196,37 +250,82 @@ public final class QueryDaemon {
 
     /**
      * Plans every saved query on {@code db} in the background, one at a time, so that a first question finds its
-     * plan cached. It gives way to requests: before each plan it waits until no request is running (on 2 cores the
-     * planner beside a first question made that question slower than an in-process run), and it holds the graph's
-     * read lock only while one query plans, so a switch to another graph is not held up.
+     * plan cached; false when it stopped early (the daemon stops, the graph was shut down). It gives way to
+     * requests: before each plan it waits until no request is running (on 2 cores the planner beside a first question
+     * made that question slower than an in-process run), and it holds the graph's read lock only while one query
+     * plans, so a switch to another graph is not held up.
      */
-    private void plan(GraphDatabaseService db) {
+    private boolean plan(GraphDatabaseService db) {
         java.util.Collection<SavedQuery> queries;
         try {
             queries = QueryLibrary.builtIn().queries();
         } catch (Exception e) {
-            return;   // running a query says why
+            return false;   // running a query says why
         }
         for (SavedQuery q : queries) {
-            try {
-                while (active.get() > 0 && !stopping) {
-                    Thread.sleep(50);
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (stopping) {
-                return;
+            if (!waitIdle()) {
+                return false;
             }
             graphs.readLock().lock();
             try {
                 QueryRunner.plan(db, q);
             } catch (Exception | LinkageError e) {
                 // a stopping DBMS, a graph switched meanwhile, or a query that does not plan (running it says why)
-                return;
+                return false;
             } finally {
                 graphs.readLock().unlock();
             }
+        }
+        return true;
+    }
+
+    /** Waits until no request runs; false when the daemon stops meanwhile. */
+    private boolean waitIdle() {
+        try {
+            while (active.get() > 0 && !stopping) {
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            return false;
+        }
+        return !stopping;
+    }
+
+    /** The id of the newest snapshot that has a graph (not pruned), or null. */
+    private String newestWithGraph() {
+        String newest = null;
+        synchronized (storeMutex) {
+            for (var s : store.snapshots()) {
+                if (!store.isPruned(s.id())) {
+                    newest = s.id();
+                }
+            }
+        }
+        return newest;
+    }
+
+    /**
+     * Starts the graph of the snapshot loaded before the newest (the newest pair's other snapshot) before the daemon
+     * listens, so that no question on either snapshot of the pair waits for a graph's start (1–4 s) later: the first
+     * question waits for it instead, once. Null when the store has fewer than two snapshots with graphs, or when that
+     * graph cannot start now (a question on it says why).
+     */
+    private GraphDatabaseService startOtherOfPair() {
+        List<String> withGraph = new java.util.ArrayList<>();
+        for (var s : store.snapshots()) {
+            if (!store.isPruned(s.id())) {
+                withGraph.add(s.id());
+            }
+        }
+        if (withGraph.size() < 2) {
+            return null;
+        }
+        try {
+            return store.database(withGraph.get(withGraph.size() - 2));
+        } catch (IOException | RuntimeException e) {
+            log.println("heapload daemon: not starting the graph of snapshot '" + withGraph.get(withGraph.size() - 2)
+                + "' ahead: " + e.getMessage());
+            return null;
         }
     }
 
@@ -341,6 +440,10 @@ public final class QueryDaemon {
             if (stopping) {
                 return; // the client runs the query itself
             }
+            if (op.equals(DaemonProtocol.RUN)) {
+                runCommand(in, out);
+                return;
+            }
             Request request = Request.read(op, in);
             synchronized (out) {
                 out.writeByte(DaemonProtocol.ACCEPTED);
@@ -359,7 +462,9 @@ public final class QueryDaemon {
             });
             QueryResult result;
             try {
-                result = request.op.equals(DaemonProtocol.PATHS) ? paths(request) : query(request, out);
+                result = request.op.equals(DaemonProtocol.PATHS) ? paths(request)
+                    : query(request.name, request.text, request.params, request.limit, request.timeoutMillis,
+                        line -> sendError(out, line));
             } catch (Exception | OutOfMemoryError e) {
                 sendError(out, errorLine.apply(e));
                 return;
@@ -387,18 +492,173 @@ public final class QueryDaemon {
         }
     }
 
-    private QueryResult query(Request r, DataOutputStream out) throws Exception {
-        SavedQuery query = new SavedQuery(r.name, r.name, List.of(), List.of(), r.text, "the daemon's client");
-        GraphDatabaseService db = acquire(r.name, r.params);
+    private QueryResult query(String name, String text, Map<String, Object> params, long limit, long timeoutMillis,
+                              Consumer<String> toClient) throws Exception {
+        SavedQuery query = new SavedQuery(name, name, List.of(), List.of(), text, "the daemon's client");
+        GraphDatabaseService db = acquire(name, params);
         try {
-            return QueryRunner.run(db, query, r.params, r.limit, Duration.ofMillis(r.timeoutMillis), grace, line -> {
-                sendError(out, line);
+            return QueryRunner.run(db, query, params, limit, Duration.ofMillis(timeoutMillis), grace, line -> {
+                toClient.accept(line);
                 log.println("heapload daemon: " + line);
                 log.flush();
                 halt.accept(line);
             });
         } finally {
             graphs.readLock().unlock();
+        }
+    }
+
+    /**
+     * Runs a query for a command that runs in the daemon ({@link #setCommandRunner}), on the calling request thread,
+     * as a {@link DaemonProtocol#QUERY} request runs: notices and the watchdog's line go to the forwarded command's
+     * standard error (the watchdog then ends the command with exit 1 and halts the daemon).
+     *
+     * @param name          the saved query's name (it picks the snapshot's graph: {@link GraphStore#databaseFor})
+     * @param text          its Cypher
+     * @param params        its bound parameters
+     * @param limit         at most this many rows (0: all)
+     * @param timeoutMillis the transaction timeout, milliseconds (&gt; 0)
+     * @throws IllegalStateException when not called from a forwarded command
+     * @throws Exception     what the in-process run throws (unknown snapshot, timeout, …)
+     */
+    public QueryResult runForwardedQuery(String name, String text, Map<String, Object> params, long limit,
+                                        long timeoutMillis) throws Exception {
+        Forwarded f = forwardedHere();
+        requestNotices.set(line -> f.err().println("heapload: " + line));
+        try {
+            return query(name, text, params, limit, timeoutMillis, line -> {
+                f.err().println("heapload: " + SafeText.visible(line));
+                f.err().flush();
+                f.exit().accept(1);
+            });
+        } finally {
+            requestNotices.remove();
+        }
+    }
+
+    /** {@link #runForwardedQuery} for the built-in {@code paths} (parameters bound by {@code PathsQuery.bind}). */
+    public QueryResult runForwardedPaths(Map<String, Object> params, long limit) throws Exception {
+        forwardedHere();
+        return paths(new Request(DaemonProtocol.PATHS, PathsQuery.NAME, "", params, limit, 1));
+    }
+
+    private Forwarded forwardedHere() {
+        Forwarded f = forwarded.get();
+        if (f == null) {
+            throw new IllegalStateException("not a command forwarded to the daemon");
+        }
+        return f;
+    }
+
+    /**
+     * A {@link DaemonProtocol#RUN} request: reads the command line, runs it with {@link #commandRunner} and sends
+     * its output as frames; {@link DaemonProtocol#DECLINED} when there is no runner or it declines.
+     */
+    private void runCommand(DataInputStream in, DataOutputStream out) throws IOException {
+        String outCharset = DaemonProtocol.readString(in);
+        String errCharset = DaemonProtocol.readString(in);
+        Path cwd = Path.of(DaemonProtocol.readString(in));
+        Object env = DaemonProtocol.readValue(in);
+        Object args = DaemonProtocol.readValue(in);
+        CommandRunner runner = commandRunner;
+        java.nio.charset.Charset oc;
+        java.nio.charset.Charset ec;
+        try {
+            oc = java.nio.charset.Charset.forName(outCharset);
+            ec = java.nio.charset.Charset.forName(errCharset);
+        } catch (RuntimeException e) {
+            oc = null;
+            ec = null;
+        }
+        if (runner == null || oc == null || !cwd.isAbsolute() || !(env instanceof Map<?, ?> envMap)
+            || !(args instanceof List<?> argList)) {
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.DECLINED);
+                out.flush();
+            }
+            return;
+        }
+        Map<String, String> environment = new LinkedHashMap<>();
+        envMap.forEach((k, v) -> environment.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
+        List<String> argv = new java.util.ArrayList<>();
+        argList.forEach(a -> argv.add(String.valueOf(a)));
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        PrintStream stdout = new PrintStream(new java.io.BufferedOutputStream(
+            new FrameStream(out, DaemonProtocol.OUT), 1 << 16), false, oc);
+        PrintStream stderr = new PrintStream(new FrameStream(out, DaemonProtocol.ERR), true, ec);
+        java.util.function.IntConsumer exit = code -> {
+            if (ended.compareAndSet(false, true)) {
+                stdout.flush();
+                stderr.flush();
+                try {
+                    synchronized (out) {
+                        out.writeByte(DaemonProtocol.EXIT);
+                        out.writeInt(code);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away
+                }
+            }
+        };
+        forwarded.set(new Forwarded(stderr, exit));
+        int code;
+        try {
+            code = runner.run(argv, cwd, environment, stdout, stderr, () -> {
+                try {
+                    synchronized (out) {
+                        out.writeByte(DaemonProtocol.ACCEPTED);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the client went away: the command still runs (its output is dropped)
+                }
+            });
+        } finally {
+            forwarded.remove();
+        }
+        if (code == CommandRunner.DECLINED) {
+            synchronized (out) {
+                out.writeByte(DaemonProtocol.DECLINED);
+                out.flush();
+            }
+            return;
+        }
+        exit.accept(code);
+    }
+
+    /** Bytes written to it go to the client as frames: the tag, an int byte count, the bytes. */
+    private static final class FrameStream extends java.io.OutputStream {
+        private final DataOutputStream out;
+        private final byte tag;
+
+        FrameStream(DataOutputStream out, byte tag) {
+            this.out = out;
+            this.tag = tag;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return;
+            }
+            synchronized (out) {
+                out.writeByte(tag);
+                out.writeInt(len);
+                out.write(b, off, len);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            synchronized (out) {
+                out.flush();
+            }
         }
     }
 

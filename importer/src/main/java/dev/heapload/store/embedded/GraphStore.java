@@ -213,6 +213,14 @@ public final class GraphStore implements AutoCloseable {
     private final Set<String> comparedPairs = new java.util.HashSet<>();
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
+    /** How many snapshots' graphs stay started at once ({@link #keepGraphs}): 1 unless a caller asks. */
+    private int keepGraphs = 1;
+    /** Started graphs other than the open one, least recently used first ({@link #keepGraphs} above 1). */
+    private final java.util.LinkedHashMap<String, Parked> parked = new java.util.LinkedHashMap<>(4, 0.75f, true);
+
+    /** A started graph kept while another snapshot's graph is the open one. */
+    private record Parked(DatabaseManagementService dbms, GraphDatabaseService db) {
+    }
     /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
     private Map<Setting<?>, Object> serverSettings = Map.of();
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
@@ -807,7 +815,14 @@ public final class GraphStore implements AutoCloseable {
         if (db != null && id.equals(openSnapshot)) {
             return db;
         }
-        closeDatabase();
+        Parked kept = parked.remove(id);
+        parkOrCloseCurrent();
+        if (kept != null) {
+            dbms = kept.dbms();
+            db = kept.db();
+            openSnapshot = id;
+            return db;
+        }
         if (!e.hasCurrentGraph() || !Files.isDirectory(graphsDir.resolve(e.graph()))) {
             String why = e.graph() == null
                 ? "building the graph of snapshot '" + id + "' from its stored model (first query since the store was"
@@ -823,12 +838,12 @@ public final class GraphStore implements AutoCloseable {
         startDatabase(home, serverSettings);
         openSnapshot = id;
         if (!summariesCurrent(id)) {
-            closeDatabase();
+            closeCurrent();
             startDatabase(home, Map.of(GraphDatabaseSettings.read_only_database_default, false));
             try {
                 writeSummaries(id);
             } finally {
-                closeDatabase();
+                closeCurrent();
             }
             startDatabase(home, serverSettings);
             openSnapshot = id;
@@ -885,7 +900,7 @@ public final class GraphStore implements AutoCloseable {
         if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
             return true;
         }
-        if (!id.equals(openSnapshot)) {
+        if (!id.equals(openSnapshot) && !parked.containsKey(id)) {
             return false;
         }
         return baseline == null || catalog.find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
@@ -963,7 +978,7 @@ public final class GraphStore implements AutoCloseable {
             GraphInput.Part.summaryOnly(b, summaryOf(b, Map.of()), true));
         GraphInput input = new GraphInput(parts, List.of(new GraphInput.Pair(1, 0, comparison)), new long[] {0, 0});
         Path home = graphsDir.resolve(t.graph());
-        closeDatabase();
+        closeCurrent();
         startDatabase(home, Map.of(GraphDatabaseSettings.read_only_database_default, false));
         try (org.neo4j.graphdb.Transaction tx = db.beginTx()) {
             EmbeddedGraphWriter.write(input, tx, targetModel.objectCount(), target,
@@ -971,7 +986,7 @@ public final class GraphStore implements AutoCloseable {
             buildHook.reached("compared");
             tx.commit();
         } finally {
-            closeDatabase();
+            closeCurrent();
             holder(holderBefore);
         }
         startDatabase(home, serverSettings);
@@ -1107,7 +1122,7 @@ public final class GraphStore implements AutoCloseable {
             System.setErr(terminal);
             PortInUseException inUse = PortInUseException.find(e, serverPorts);
             if (inUse != null) {
-                closeDatabase();
+                closeCurrent();
                 throw inUse;
             }
             if (DiskSpace.isDiskFull(e) || (freeAtStart >= 0 && freeAtStart < DiskWatchdog.FULL_BELOW)) {
@@ -1115,7 +1130,7 @@ public final class GraphStore implements AutoCloseable {
                 // first start again (the system database, the server id; the graph itself is opened as is)
                 log.println("heapload: disk full while starting the graph's database: " + e);
                 try {
-                    closeDatabase();
+                    closeCurrent();
                 } catch (RuntimeException ignored) {
                     // shutting down a half-started DBMS
                 }
@@ -1343,7 +1358,61 @@ public final class GraphStore implements AutoCloseable {
         recover();
     }
 
+    /** Shuts down every started graph: the open one and those {@link #keepGraphs} kept. */
     private void closeDatabase() {
+        try {
+            closeCurrent();
+        } finally {
+            while (!parked.isEmpty()) {
+                var eldest = parked.entrySet().iterator().next();
+                parked.remove(eldest.getKey());
+                dbms = eldest.getValue().dbms();
+                db = eldest.getValue().db();
+                closeCurrent();
+            }
+        }
+    }
+
+    /**
+     * Keeps the open graph started beside the next one ({@link #keepGraphs} above 1; the least recently used beyond
+     * that is shut down), else shuts it down.
+     */
+    private void parkOrCloseCurrent() {
+        if (keepGraphs > 1 && dbms != null && openSnapshot != null) {
+            parked.put(openSnapshot, new Parked(dbms, db));
+            dbms = null;
+            db = null;
+            openSnapshot = null;
+            while (parked.size() > keepGraphs - 1) {
+                var eldest = parked.entrySet().iterator().next();
+                parked.remove(eldest.getKey());
+                dbms = eldest.getValue().dbms();
+                db = eldest.getValue().db();
+                closeCurrent();
+            }
+        } else {
+            closeCurrent();
+        }
+    }
+
+    /**
+     * How many snapshots' graphs stay started at once (default 1): with 2, a query on the other snapshot of a pair
+     * finds its graph started instead of waiting 1–4 s for a switch (the query daemon). Each started graph has a page
+     * cache of its own ({@link #database(String)}: its store files plus a quarter, at most a quarter of RAM); the least
+     * recently used beyond {@code n} is shut down when another starts. Any load, delete, prune or {@link #serve} shuts
+     * them all down, as {@link #close()} does.
+     *
+     * @param n 1 or more
+     */
+    public void keepGraphs(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("keepGraphs must be at least 1, not " + n);
+        }
+        keepGraphs = n;
+    }
+
+    /** Shuts down the open graph's DBMS (if started); graphs {@link #keepGraphs} kept stay started. */
+    private void closeCurrent() {
         openSnapshot = null;
         comparedPairs.clear();
         if (dbms != null) {
