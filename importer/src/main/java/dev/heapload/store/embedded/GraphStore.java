@@ -603,6 +603,8 @@ public final class GraphStore implements AutoCloseable {
      * so a file that is being replaced is read whole or not found).
      *
      * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws SnapshotPrunedException   when it was pruned (its file is gone; {@code heapload query paths} and
+     *                                   {@code export --devtools} on it say so in one line, not "no such file")
      * @throws IOException when the catalog or file cannot be read or is damaged
      */
     public static HeapSnapshot readModel(Path dir, String id) throws IOException {
@@ -610,6 +612,9 @@ public final class GraphStore implements AutoCloseable {
         Catalog.Entry e = Catalog.read(abs).find(id);
         if (e == null) {
             throw new SnapshotNotFoundException(id, abs.toString());
+        }
+        if (e.pruned()) {
+            throw new SnapshotPrunedException(id, abs.toString());
         }
         return HeapSnapshotFile.read(abs.resolve(SNAPSHOTS).resolve(e.file()));
     }

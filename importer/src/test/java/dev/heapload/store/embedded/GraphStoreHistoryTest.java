@@ -215,6 +215,9 @@ class GraphStoreHistoryTest {
         assertFalse(e.getMessage().contains("\n"));
         assertTrue(e.getMessage().startsWith("snapshot 'c' in "), e.getMessage());
         assertThrows(SnapshotPrunedException.class, () -> store.model("c"));
+        // what query paths and export --devtools read (also while another process holds the store)
+        assertEquals(e.getMessage(), assertThrows(SnapshotPrunedException.class,
+            () -> GraphStore.readModel(dir, "c")).getMessage());
         assertThrows(SnapshotPrunedException.class, () -> store.compare("c", "a"));
         // its figures stay in every graph: what trend reads
         assertEquals(List.of("a:0", "c:1", "d:2"), snapshotNodes("d"));
