@@ -69,11 +69,14 @@ import dev.heapload.model.Progress;
  *
  * <p>Why not {@code CREATE INDEX} on a started DBMS: that scans the node store, sorts the keys in blocks and
  * merges them, single-threaded (7–16 s for 2.4M objects on 2 cores, plus about 2 s to start the DBMS). Here the
- * keys come from the heap models in memory, put in about key order (snapshot id, then address: see
- * {@link #addressOrder}), and go straight into the index tree through the populator's updater; the node ids are
+ * keys come from the heap models in memory, put in key order (snapshot id, then address: see
+ * {@link #addressOrder}), and go straight into the index tree; the node ids are
  * known because the import uses {@code IdType.ACTUAL} ids laid out by {@link GraphInput}. Measured on
- * entity-system-large (2.4M keys): 4.0–4.9 s, no DBMS start. The updater splits leaves in the middle, so the tree's
- * leaves are about half full (192 MB for those 2.4M keys) where a population packs them; lookups are as fast.
+ * entity-system-large (2.4M keys): 4.0–4.9 s, no DBMS start. The object index's keys are written with a writer that
+ * keeps full leaves ({@link PackedTree}): 86 MiB for those 2.4M keys, where the populator's updater, which splits
+ * leaves in the middle, left them half full (192 MiB); the snapshot index's few keys go through the updater. When
+ * the keys do not come in key order (a {@code 0x} address format with addresses of different lengths, whose text
+ * does not sort as their numbers do, or addresses kept verbatim), the rest go through the updater as before.
  * The sample's distinct-value count counts address changes in that order (addresses are unique per snapshot in
  * every supported format).
  *
