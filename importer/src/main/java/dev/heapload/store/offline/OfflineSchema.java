@@ -69,11 +69,14 @@ import dev.heapload.model.Progress;
  *
  * <p>Why not {@code CREATE INDEX} on a started DBMS: that scans the node store, sorts the keys in blocks and
  * merges them, single-threaded (7–16 s for 2.4M objects on 2 cores, plus about 2 s to start the DBMS). Here the
- * keys come from the heap models in memory, put in about key order (snapshot id, then address: see
- * {@link #addressOrder}), and go straight into the index tree through the populator's updater; the node ids are
+ * keys come from the heap models in memory, put in key order (snapshot id, then address: see
+ * {@link #addressOrder}), and go straight into the index tree; the node ids are
  * known because the import uses {@code IdType.ACTUAL} ids laid out by {@link GraphInput}. Measured on
- * entity-system-large (2.4M keys): 4.0–4.9 s, no DBMS start. The updater splits leaves in the middle, so the tree's
- * leaves are about half full (192 MB for those 2.4M keys) where a population packs them; lookups are as fast.
+ * entity-system-large (2.4M keys): 4.0–4.9 s, no DBMS start. The object index's keys are written with a writer that
+ * keeps full leaves ({@link PackedTree}): 86 MiB for those 2.4M keys, where the populator's updater, which splits
+ * leaves in the middle, left them half full (192 MiB); the snapshot index's few keys go through the updater. When
+ * the keys do not come in key order (a {@code 0x} address format with addresses of different lengths, whose text
+ * does not sort as their numbers do, or addresses kept verbatim), the rest go through the updater as before.
  * The sample's distinct-value count counts address changes in that order (addresses are unique per snapshot in
  * every supported format).
  *
@@ -99,10 +102,11 @@ final class OfflineSchema {
      * @param contextFactory the importer's cursor context factory
      * @param input          the imported graph: its parts give the snapshot ids, object addresses and node ids
      * @param progress       phase {@code "index"}, unit objects
+     * @param log            the store's log: gets one line when the object index's keys were not in key order
      * @throws IOException when a snapshot model cannot be read again, or the index files cannot be written
      */
     static void write(BatchingNeoStores stores, Config config, CursorContextFactory contextFactory, GraphInput input,
-                      Progress progress) throws IOException {
+                      Progress progress, java.io.PrintStream log) throws IOException {
         NeoStores neoStores = stores.getNeoStores();
         TokenHolders tokens = stores.getTokenHolders();
         SchemaStore schemaStore = neoStores.getSchemaStore();
@@ -165,6 +169,7 @@ final class OfflineSchema {
             long done = 0;
             long distinct = 0;
             try (Populator.Index index = populator.open(objectIndex)) {
+                index.packed();
                 for (int p : order) {
                     if (input.summaryOnly(p)) {
                         continue; // another snapshot's summary: no objects in this graph
@@ -187,6 +192,10 @@ final class OfflineSchema {
                     }
                 }
                 index.online();
+                if (index.disordered()) {
+                    log.println("heapload: the keys of index " + GraphSchema.OBJECT_ADDRESS_INDEX + " did not come in key"
+                        + " order (addresses of mixed lengths or spellings): its leaves are half full");
+                }
             }
             progress.step(done);
             progress.end();
@@ -248,6 +257,22 @@ final class OfflineSchema {
         for (int i = 0; i < n; i++) {
             order[i] = (int) (packed[i] & mask);
         }
+        if (shift > 0) {
+            // objects whose addresses differ only in the dropped low bits are in id order: put each such run in
+            // address order, so the index gets its keys in key order (see Populator.Index#packed)
+            int i = 0;
+            while (i < n) {
+                long high = packed[i] >>> idBits;
+                int j = i + 1;
+                while (j < n && (packed[j] >>> idBits) == high) {
+                    j++;
+                }
+                if (j - i > 1) {
+                    IntQuickSort.sort(order, i, j - 1, (a, b) -> Long.compare(snapshot.addressKey(a), snapshot.addressKey(b)));
+                }
+                i = j;
+            }
+        }
         return order;
     }
 
@@ -288,6 +313,8 @@ final class OfflineSchema {
             private IndexUpdater updater;
             private int pending;
             private boolean online;
+            private PackedTree packed;
+            private boolean disordered;
 
             Index(IndexDescriptor descriptor, IndexPopulator populator, CursorContext context) {
                 this.descriptor = descriptor;
@@ -295,7 +322,29 @@ final class OfflineSchema {
                 this.context = context;
             }
 
+            /**
+             * From here on, keys given in ascending key order go straight into the index tree with full leaves
+             * ({@link PackedTree}); at the first key out of order, it and the rest go through the populator's
+             * updater as before ({@link #disordered()}). Does nothing when Neo4j's internals are not as expected.
+             */
+            void packed() throws IOException {
+                packed = PackedTree.open(populator, context);
+            }
+
+            /** True when {@link #packed()} was on and a key came out of key order. */
+            boolean disordered() {
+                return disordered;
+            }
+
             void add(long nodeId, Value... values) throws IOException {
+                if (packed != null) {
+                    if (packed.add(nodeId, values)) {
+                        return;
+                    }
+                    packed.close();
+                    packed = null;
+                    disordered = true;
+                }
                 if (updater == null) {
                     updater = populator.newPopulatingUpdater(context);
                 }
@@ -318,6 +367,10 @@ final class OfflineSchema {
             }
 
             void online() throws IOException {
+                if (packed != null) {
+                    packed.close();
+                    packed = null;
+                }
                 try {
                     flush();
                 } catch (IndexEntryConflictException e) {
@@ -329,10 +382,125 @@ final class OfflineSchema {
 
             @Override
             public void close() {
+                if (packed != null) {
+                    try {
+                        packed.close();
+                    } catch (IOException | RuntimeException ignored) {
+                        // the index is marked failed and its database deleted with the build
+                    }
+                    packed = null;
+                }
                 if (!online) {
                     populator.close(false, context);
                 }
             }
+        }
+    }
+
+    /**
+     * Writes keys given in ascending key order straight into a range index populator's tree, with a writer that
+     * keeps every key in the left leaf when a leaf splits ({@code DataTree.W_SPLIT_KEEP_ALL_LEFT}, what Neo4j's own
+     * population uses when it merges sorted keys): each leaf is filled before the next one starts. The populator's
+     * updater splits leaves in the middle, which leaves a tree grown in key order with half-full leaves, twice the
+     * size on disk. Lookups read the same keys either way.
+     *
+     * <p>Internal API of Neo4j 5.26, by reflection: the populator's tree and layout ({@code NativeIndex.tree},
+     * {@code NativeIndex.layout}) and the key set-up of its updater ({@code NativeIndexUpdater.initializeKeyFromUpdate}).
+     * When any of them is missing, {@link #open} returns null and the updater is used.
+     */
+    static final class PackedTree implements java.io.Closeable {
+        private static final java.lang.reflect.Field TREE;
+        private static final java.lang.reflect.Field LAYOUT;
+        private static final java.lang.invoke.MethodHandle INIT_KEY;
+
+        static {
+            java.lang.reflect.Field tree = null;
+            java.lang.reflect.Field layout = null;
+            java.lang.invoke.MethodHandle init = null;
+            try {
+                Class<?> nativeIndex = Class.forName("org.neo4j.kernel.impl.index.schema.NativeIndex");
+                tree = nativeIndex.getDeclaredField("tree");
+                tree.setAccessible(true);
+                layout = nativeIndex.getDeclaredField("layout");
+                layout.setAccessible(true);
+                Class<?> key = Class.forName("org.neo4j.kernel.impl.index.schema.NativeIndexKey");
+                java.lang.reflect.Method m = Class.forName("org.neo4j.kernel.impl.index.schema.NativeIndexUpdater")
+                    .getDeclaredMethod("initializeKeyFromUpdate", key, long.class, Value[].class);
+                m.setAccessible(true);
+                init = java.lang.invoke.MethodHandles.lookup().unreflect(m).asType(java.lang.invoke.MethodType
+                    .methodType(void.class, Object.class, long.class, Value[].class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                tree = null;
+            }
+            TREE = tree;
+            LAYOUT = layout;
+            INIT_KEY = init;
+        }
+
+        private final org.neo4j.index.internal.gbptree.Layout<Object, Object> layout;
+        private final org.neo4j.index.internal.gbptree.Writer<Object, Object> writer;
+        private final Object value;
+        private Object key;
+        private Object previous;
+
+        private PackedTree(org.neo4j.index.internal.gbptree.Layout<Object, Object> layout,
+                           org.neo4j.index.internal.gbptree.Writer<Object, Object> writer) {
+            this.layout = layout;
+            this.writer = writer;
+            this.value = layout.newValue();
+            this.key = layout.newKey();
+            this.previous = layout.newKey();
+        }
+
+        /** A writer into {@code populator}'s tree (created and scan-completed), or null when that is not possible. */
+        @SuppressWarnings("unchecked")
+        static PackedTree open(IndexPopulator populator, CursorContext context) throws IOException {
+            if (TREE == null || !TREE.getDeclaringClass().isInstance(populator)) {
+                return null;
+            }
+            Object tree;
+            Object layout;
+            try {
+                tree = TREE.get(populator);
+                layout = LAYOUT.get(populator);
+            } catch (IllegalAccessException e) {
+                return null;
+            }
+            if (!(tree instanceof org.neo4j.index.internal.gbptree.GBPTree<?, ?> t)
+                || !(layout instanceof org.neo4j.index.internal.gbptree.Layout<?, ?> l)) {
+                return null;
+            }
+            var writer = ((org.neo4j.index.internal.gbptree.GBPTree<Object, Object>) t).writer(
+                org.neo4j.index.internal.gbptree.DataTree.W_BATCHED_SINGLE_THREADED
+                    | org.neo4j.index.internal.gbptree.DataTree.W_SPLIT_KEEP_ALL_LEFT, context);
+            return new PackedTree((org.neo4j.index.internal.gbptree.Layout<Object, Object>) l, writer);
+        }
+
+        /** Writes the key; false (writing nothing) when it is not greater than the one before. */
+        boolean add(long nodeId, Value[] values) {
+            try {
+                INIT_KEY.invokeExact(key, nodeId, values);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+            if (written > 0 && layout.compare(previous, key) >= 0) {
+                return false;
+            }
+            writer.put(key, value);
+            written++;
+            Object swap = previous;
+            previous = key;
+            key = swap;
+            return true;
+        }
+
+        private long written;
+
+        @Override
+        public void close() throws IOException {
+            writer.close();
         }
     }
 }

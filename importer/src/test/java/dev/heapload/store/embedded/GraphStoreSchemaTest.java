@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -372,6 +374,33 @@ class GraphStoreSchemaTest {
             rows("SHOW CONSTRAINTS YIELD name, type WHERE name = $n RETURN name, type",
                 Map.of("n", GraphSchema.SNAPSHOT_ID_CONSTRAINT)));
         assertEquals(2L, single("MATCH (s:Snapshot) RETURN count(s)"));
+    }
+
+    /**
+     * The importer's logs are cut to their content (the transaction log was preallocated to 256 MiB and then cut to
+     * its content + 1 MiB, the checkpoint log stayed at 1 MiB): each graph's two log files hold a few hundred bytes
+     * of entries (a few KiB once a comparison or summary update was written) + 4 KiB of zeros.
+     */
+    @Test
+    void graphLogsAreNotPreallocated() throws IOException {
+        List<Path> homes;
+        try (var list = Files.list(tmp.resolve("db").resolve("graphs"))) {
+            homes = list.sorted().toList();
+        }
+        assertEquals(2, homes.size(), homes.toString());
+        for (Path home : homes) {
+            Path logs = home.resolve("data").resolve("transactions").resolve("neo4j");
+            List<String> names;
+            try (var list = Files.list(logs)) {
+                names = list.map(f -> f.getFileName().toString()).sorted().toList();
+            }
+            assertEquals(List.of("checkpoint.0", "neostore.transaction.db.0"), names, home.toString());
+            for (String name : names) {
+                long size = Files.size(logs.resolve(name));
+                assertTrue(size > dev.heapload.store.offline.OfflineImporter.LOG_ZEROS_KEPT && size < 64 << 10,
+                    logs.resolve(name) + ": " + size + " bytes");
+            }
+        }
     }
 
     private static Set<String> operators(ExecutionPlanDescription plan) {
