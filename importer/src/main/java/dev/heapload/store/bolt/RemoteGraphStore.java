@@ -79,12 +79,15 @@ import dev.heapload.model.Progress;
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
  * <p>Writing: batches of {@code batchSize} rows ({@value #BATCH} by default), one transaction each, written by
- * {@value #WRITERS} sessions at once while this thread prepares the next batch; nodes are created with
- * {@code UNWIND $rows AS r CREATE (n:Labels) SET n = r.p} returning their element ids, and relationships name both
- * ends by element id (no index lookup). Cost and the measurements behind the sizes: docs/bolt.md. Memory on this
- * side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2} batches, and an
- * element id per node, including the objects of the server's snapshots read back (a {@code long} when the server's
- * element ids share one prefix).
+ * {@value #WRITERS} sessions at once while this thread prepares the next batch; the rows of one label set (or
+ * relationship type) go as one list per property key ({@link Columns}), nodes are created with
+ * {@code UNWIND range(0, size($p0) - 1) AS k CREATE (n:Labels {key: $p0[k], ...})} returning their internal ids
+ * ({@code id(n)}), and the batched relationships seek both ends by internal id ({@code MATCH (a) WHERE id(a) = $s[k]}:
+ * no index lookup, no element id to parse); the nodes and relationships of the final transaction, and the stored
+ * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/bolt.md.
+ * Memory on this side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2}
+ * batches, a {@code long} per node of the load, and an element id per held node and per object of the server's
+ * snapshots read back (a {@code long} when the server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
