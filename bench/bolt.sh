@@ -116,7 +116,7 @@ count() {
 }
 div() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.0f' "$(echo "$1 / $2" | bc -l)"; else echo 0; fi; }
 
-echo "server: Neo4j $(ls "$lib" | sed -n 's/^neo4j-kernel-\(.*\)\.jar$/\1/p') at $uri, heap ${SERVER_HEAP:-2g}," \
+echo "server: Neo4j $(ls "$lib" | sed -n 's/^neo4j-kernel-\([0-9][0-9.]*\)\.jar$/\1/p') at $uri, heap ${SERVER_HEAP:-2g}," \
   "page cache ${PAGECACHE:-2g}; heapload options:${HEAPLOAD_JAVA_OPTS}; $(nproc) cores"
 fmt='%-22s %-8s %9s %8s %8s %8s %7s %9s %10s %10s %6s  %s\n'
 printf "$fmt" file route rows write_s rows_s wall_s cpu_s srv_cpu_s client_mib server_mib x_wall load
