@@ -81,12 +81,15 @@ import dev.heapload.model.Progress;
  * is gone from the server (unlike the embedded store, which keeps the old one).
  *
  * <p>Writing: batches of {@code batchSize} rows ({@value #BATCH} by default), one transaction each, written by
- * {@value #WRITERS} sessions at once while this thread prepares the next batch; nodes are created with
- * {@code UNWIND $rows AS r CREATE (n:Labels) SET n = r.p} returning their element ids, and relationships name both
- * ends by element id (no index lookup). Cost and the measurements behind the sizes: docs/bolt.md. Memory on this
- * side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2} batches, and an
- * element id per node, including the objects of the server's snapshots read back (a {@code long} when the server's
- * element ids share one prefix).
+ * {@value #WRITERS} sessions at once while this thread prepares the next batch; the rows of one label set (or
+ * relationship type) go as one list per property key ({@link Columns}), nodes are created with
+ * {@code UNWIND range(0, size($p0) - 1) AS k CREATE (n:Labels {key: $p0[k], ...})} returning their internal ids
+ * ({@code id(n)}), and the batched relationships seek both ends by internal id ({@code MATCH (a) WHERE id(a) = $s[k]}:
+ * no index lookup, no element id to parse); the nodes and relationships of the final transaction, and the stored
+ * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/bolt.md.
+ * Memory on this side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2}
+ * batches, a {@code long} per node of the load, and an element id per held node and per object of the server's
+ * snapshots read back (a {@code long} when the server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
 public final class RemoteGraphStore implements AutoCloseable {
@@ -672,7 +675,10 @@ public final class RemoteGraphStore implements AutoCloseable {
         private final GraphInput input;
         private final Progress progress;
         private final String token = UUID.randomUUID().toString();
+        /** Element ids of the held nodes (final transaction) and of the stored nodes comparisons point at. */
         private final ElementIds ids;
+        /** Internal ids ({@code id(n)}) of the nodes created in batches, by input id; -1 for none. */
+        private final long[] nodeIds;
         private final java.util.BitSet held = new java.util.BitSet();
         /** Pending rows per label set (nodes) or relationship type. */
         private Map<String, List<Map<String, Object>>> pending = new LinkedHashMap<>();
@@ -689,7 +695,7 @@ public final class RemoteGraphStore implements AutoCloseable {
         TransactionCallback<Void> alsoInLastTransaction = tx -> null;
 
         /** A committed batch: its row count and, for nodes, the element ids it created (by input id). */
-        private record Batch(int rows, long[] inputIds, List<String> elementIds) {
+        private record Batch(int rows, long[] inputIds, List<Object> createdIds) {
         }
 
         /**
@@ -701,6 +707,8 @@ public final class RemoteGraphStore implements AutoCloseable {
             this.input = input;
             this.progress = progress;
             this.ids = new ElementIds((int) input.nodeCount());
+            this.nodeIds = new long[(int) input.nodeCount()];
+            java.util.Arrays.fill(nodeIds, -1);
             existing.forEach(ids::put);
             int n = Math.max(1, writers);
             java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
@@ -775,30 +783,40 @@ public final class RemoteGraphStore implements AutoCloseable {
         /** Creates the node rows grouped by label set in one transaction; the element ids come back in the batch. */
         private Batch createNodes(Map<String, List<Map<String, Object>>> byLabels, int count) {
             long[] inputIds = new long[count];
-            List<String> elementIds = new ArrayList<>(count);
+            List<Object> internalIds = new ArrayList<>(count);
             try (Session session = driver.session(sessionConfig)) {
                 session.executeWrite(tx -> {
-                    elementIds.clear();
-                    nodeWork(byLabels, inputIds, elementIds).execute(tx);
+                    internalIds.clear();
+                    nodeWork(byLabels, inputIds, internalIds, "id").execute(tx);
                     return null;
                 });
             }
-            return new Batch(count, inputIds, elementIds);
+            return new Batch(count, inputIds, internalIds);
         }
 
-        /** Work that creates the node rows grouped by label set and puts input ids and element ids, in order. */
+        /**
+         * Work that creates the node rows grouped by label set and puts input ids and the created nodes' ids, in
+         * order: {@code function} {@code "id"} (internal ids, {@code Long}: what the batched relationships seek by) or
+         * {@code "elementId"} ({@code String}).
+         */
         private TransactionCallback<Void> nodeWork(Map<String, List<Map<String, Object>>> byLabels, long[] inputIds,
-                                                   List<String> elementIds) {
+                                                   List<Object> createdIds, String function) {
             return tx -> {
                 int at = 0;
                 for (Map.Entry<String, List<Map<String, Object>>> e : byLabels.entrySet()) {
-                    Record rec = tx.run("UNWIND $rows AS r CREATE (n:" + e.getKey() + ") SET n = r.p "
-                        + "RETURN collect(r.i) AS i, collect(elementId(n)) AS e", Map.of("rows", e.getValue())).single();
-                    List<Object> is = rec.get("i").asList();
+                    List<Map<String, Object>> rows = e.getValue();
+                    Columns c = Columns.of(rows);
+                    Record rec = tx.run("UNWIND range(0, size($" + c.first() + ") - 1) AS k CREATE (n:" + e.getKey()
+                        + " {" + c.fields() + "}) RETURN collect(k) AS k, collect(" + function + "(n)) AS e", c.parameters())
+                        .single();
+                    List<Object> ks = rec.get("k").asList();
                     List<Object> es = rec.get("e").asList();
-                    for (int k = 0; k < is.size(); k++) {
-                        inputIds[at++] = (Long) is.get(k);
-                        elementIds.add((String) es.get(k));
+                    if (ks.size() != rows.size()) {
+                        throw new IllegalStateException("created " + ks.size() + " of " + rows.size() + " nodes");
+                    }
+                    for (int k = 0; k < ks.size(); k++) {
+                        inputIds[at++] = (Long) rows.get((int) (long) (Long) ks.get(k)).get("i");
+                        createdIds.add(es.get(k));
                     }
                 }
                 return null;
@@ -815,12 +833,27 @@ public final class RemoteGraphStore implements AutoCloseable {
                 finalRelationships.computeIfAbsent(r.type, k -> new ArrayList<>()).add(row);
                 return;
             }
-            row.put("s", ids.get(r.start));
-            row.put("e", ids.get(r.end));
+            row.put("s", nodeId(r.start));
+            row.put("e", nodeId(r.end));
             pending.computeIfAbsent(r.type, k -> new ArrayList<>()).add(row);
             if (++pendingRows >= batchSize) {
                 flushRelationships();
             }
+        }
+
+        /** The internal id of a node this load created in a batch. */
+        private long nodeId(long input) throws IOException {
+            long id = input >= 0 && input < nodeIds.length ? nodeIds[(int) input] : -1;
+            if (id < 0) {
+                throw new IOException("no node was created for input id " + input);
+            }
+            return id;
+        }
+
+        /** A node's internal id ({@code Long}) when a batch created it, else its element id ({@code String}). */
+        private Object anyId(long input) throws IOException {
+            long id = input >= 0 && input < nodeIds.length ? nodeIds[(int) input] : -1;
+            return id >= 0 ? (Object) id : ids.get(input);
         }
 
         private void flushRelationships() throws IOException {
@@ -876,7 +909,7 @@ public final class RemoteGraphStore implements AutoCloseable {
             }
             if (b.inputIds() != null) {
                 for (int k = 0; k < b.rows(); k++) {
-                    ids.put(b.inputIds()[k], b.elementIds().get(k));
+                    nodeIds[(int) b.inputIds()[k]] = (Long) b.createdIds().get(k);
                 }
             }
             rowsWritten += b.rows();
@@ -889,18 +922,38 @@ public final class RemoteGraphStore implements AutoCloseable {
             }
         }
 
-        /** Work that creates the relationship rows ({@code s}, {@code e}: element ids) grouped by type. */
+        /**
+         * Work that creates the relationship rows grouped by {@code TYPE} (both ends {@code s}, {@code e} are internal
+         * ids) or by {@code TYPE:FUNCTION:FUNCTION} (each end named by {@code id} or {@code elementId}).
+         */
         private TransactionCallback<Void> createRelationships(Map<String, List<Map<String, Object>>> byType) {
             List<String> statements = new ArrayList<>();
             List<List<Map<String, Object>>> rows = new ArrayList<>();
+            List<Map<String, Object>> parameters = new ArrayList<>();
             for (Map.Entry<String, List<Map<String, Object>>> e : byType.entrySet()) {
-                statements.add("UNWIND $rows AS r MATCH (a) WHERE elementId(a) = r.s MATCH (b) WHERE elementId(b) = r.e "
-                    + "CREATE (a)-[x:" + e.getKey() + "]->(b) SET x = r.p RETURN count(x) AS n");
+                Columns c = Columns.of(e.getValue());
+                List<Object> starts = new ArrayList<>(e.getValue().size());
+                List<Object> ends = new ArrayList<>(e.getValue().size());
+                for (Map<String, Object> row : e.getValue()) {
+                    starts.add(row.get("s"));
+                    ends.add(row.get("e"));
+                }
+                Map<String, Object> p = c.parameters();
+                p.put("s", starts);
+                p.put("e", ends);
+                String[] key = e.getKey().split(":");
+                String type = key[0];
+                String startBy = key.length == 3 ? key[1] : "id";
+                String endBy = key.length == 3 ? key[2] : "id";
+                statements.add("UNWIND range(0, size($s) - 1) AS k MATCH (a) WHERE " + startBy + "(a) = $s[k] "
+                    + "MATCH (b) WHERE " + endBy + "(b) = $e[k] CREATE (a)-[x:" + type + " {" + c.fields() + "}]->(b) "
+                    + "RETURN count(x) AS n");
                 rows.add(e.getValue());
+                parameters.add(p);
             }
             return t -> {
                 for (int s = 0; s < statements.size(); s++) {
-                    long created = t.run(statements.get(s), Map.of("rows", rows.get(s))).single().get("n").asLong();
+                    long created = t.run(statements.get(s), parameters.get(s)).single().get("n").asLong();
                     if (created != rows.get(s).size()) {
                         throw new IllegalStateException("created " + created + " of " + rows.get(s).size()
                             + " relationships: nodes of this load are missing on the server");
@@ -914,8 +967,8 @@ public final class RemoteGraphStore implements AutoCloseable {
         private void finish() throws IOException {
             int heldNodes = finalNodes.values().stream().mapToInt(List::size).sum();
             long[] inputIds = new long[heldNodes];
-            List<String> elementIds = new ArrayList<>(heldNodes);
-            TransactionCallback<Void> nodes = nodeWork(finalNodes, inputIds, elementIds);
+            List<Object> elementIds = new ArrayList<>(heldNodes);
+            TransactionCallback<Void> nodes = nodeWork(finalNodes, inputIds, elementIds, "elementId");
             write(tx -> {
                 long markers = tx.run("MATCH (m:" + LOAD_IN_PROGRESS + " {token: $token}) DELETE m RETURN count(*) AS n",
                     Map.of("token", token)).single().get("n").asLong();
@@ -926,22 +979,24 @@ public final class RemoteGraphStore implements AutoCloseable {
                 elementIds.clear();
                 nodes.execute(tx);
                 for (int k = 0; k < heldNodes; k++) {
-                    ids.put(inputIds[k], elementIds.get(k));
+                    ids.put(inputIds[k], (String) elementIds.get(k));
                 }
+                // an end created in a batch is named by its internal id, a held or stored one by its element id: one
+                // statement per type and pair of kinds
                 Map<String, List<Map<String, Object>>> resolved = new LinkedHashMap<>();
                 for (Map.Entry<String, List<Map<String, Object>>> e : finalRelationships.entrySet()) {
-                    List<Map<String, Object>> rows = new ArrayList<>();
                     for (Map<String, Object> row : e.getValue()) {
                         Map<String, Object> r = new HashMap<>(row);
                         try {
-                            r.put("s", ids.get((Long) row.get("s")));
-                            r.put("e", ids.get((Long) row.get("e")));
+                            r.put("s", anyId((Long) row.get("s")));
+                            r.put("e", anyId((Long) row.get("e")));
                         } catch (IOException x) {
                             throw new IllegalStateException(x.getMessage());
                         }
-                        rows.add(r);
+                        String key = e.getKey() + ":" + (r.get("s") instanceof Long ? "id" : "elementId") + ":"
+                            + (r.get("e") instanceof Long ? "id" : "elementId");
+                        resolved.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
                     }
-                    resolved.put(e.getKey(), rows);
                 }
                 createRelationships(resolved).execute(tx);
                 return alsoInLastTransaction.execute(tx);
@@ -954,6 +1009,51 @@ public final class RemoteGraphStore implements AutoCloseable {
     private static void checkName(String name) throws IOException {
         if (!NAME.matcher(name).matches()) {
             throw new IOException("refusing to write label or type '" + name + "' into Cypher");
+        }
+    }
+
+    /**
+     * The properties of a list of rows (each a map with the properties under {@code "p"}) as one parameter list per
+     * property key ({@code $p0}, {@code $p1}, …, each as long as the rows, {@code null} where a row lacks the key) and
+     * the Cypher map text that picks row {@code k} from them ({@code address: $p0[k], size: $p1[k]}); {@code CREATE}
+     * leaves a property whose value is {@code null} unset, so each node or relationship gets exactly its own keys. The
+     * keys are sorted, so batches with the same keys send the same statement text (one cached plan). {@code first}
+     * names a list with one element per row ({@code $p0}, or {@code $n}: the row indexes when no row has properties), for {@code range(0, size(...) - 1)}.
+     * Sending columns instead of a list of maps, and naming the keys in the statement instead of {@code SET n = map},
+     * costs the server less per row (docs/bolt.md).
+     */
+    record Columns(String fields, Map<String, Object> parameters, String first) {
+        static Columns of(List<Map<String, Object>> rows) {
+            java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+            for (Map<String, Object> row : rows) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> p = (Map<String, Object>) row.get("p");
+                keys.addAll(p.keySet());
+            }
+            StringBuilder fields = new StringBuilder();
+            Map<String, Object> parameters = new HashMap<>();
+            int n = 0;
+            for (String key : keys) {
+                if (!NAME.matcher(key).matches()) {
+                    throw new IllegalArgumentException("refusing to write property key '" + key + "' into Cypher");
+                }
+                List<Object> column = new ArrayList<>(rows.size());
+                for (Map<String, Object> row : rows) {
+                    column.add(((Map<?, ?>) row.get("p")).get(key));
+                }
+                String name = "p" + n++;
+                parameters.put(name, column);
+                fields.append(fields.length() == 0 ? "" : ", ").append(key).append(": $").append(name).append("[k]");
+            }
+            if (n > 0) {
+                return new Columns(fields.toString(), parameters, "p0");
+            }
+            List<Long> index = new ArrayList<>(rows.size());
+            for (int k = 0; k < rows.size(); k++) {
+                index.add((long) k);
+            }
+            parameters.put("n", index);
+            return new Columns("", parameters, "n");
         }
     }
 
