@@ -29,6 +29,7 @@ import dev.heapload.daemon.DaemonProtocol;
 import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryResult;
+import dev.heapload.queries.SafeText;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.embedded.GraphStore;
 
@@ -249,7 +250,7 @@ final class DaemonClient {
                     return running;
                 }
                 Duration idle = idle();
-                System.err.println("heapload: starting the query daemon of store " + dir + " (it stops after "
+                System.err.println("heapload: starting the query daemon of store " + SafeText.visible(dir.toString()) + " (it stops after "
                     + describe(idle) + " without queries; --no-daemon or HEAPLOAD_DAEMON=off runs queries "
                     + "in this process)");
                 Process child = spawn(dir, idle);

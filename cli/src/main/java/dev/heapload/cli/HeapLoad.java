@@ -166,6 +166,10 @@ public final class HeapLoad implements Callable<Integer> {
             }
             GraphStore existing = store;
             List<String> ids = snapshotIds(id -> existing != null && existing.snapshot(id).isPresent(), db.toString());
+            // an unknown --baseline is refused before reading, and before a new store's directory is made
+            if (baseline != null && !ids.contains(baseline) && (existing == null || existing.snapshot(baseline).isEmpty())) {
+                throw new dev.heapload.store.SnapshotNotFoundException(baseline, db.toString());
+            }
             // every file is read and analysed before the store changes, so a bad file anywhere in the list
             // leaves the store as it was; then all of them are loaded in one all-or-nothing rebuild
             List<HeapSnapshot> snapshots = readAll(ids, bars);
@@ -514,6 +518,11 @@ public final class HeapLoad implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--name must be 1 to 120 characters without control characters (newlines, tabs)");
         }
+        // ' ' or 'a ' would show as an empty cell or as 'a' in listings and tables
+        if (!id.strip().equals(id)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--name must not start or end with a blank (it would not show in listings)");
+        }
     }
 
     /**
@@ -533,7 +542,7 @@ public final class HeapLoad implements Callable<Integer> {
             // a command that needs the store while the query daemon holds it asks the daemon to stop first
             GraphStore.setDaemonStopper(DaemonClient::stop);
             // a comparison on first request over --uri says so in one line, as the embedded store's does
-            dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + line));
+            dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
             return commandLine(out, err, BoltOptions.environment, null).execute(args);
         } catch (OutOfMemoryError e) {
             err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(e)));
@@ -621,7 +630,7 @@ public final class HeapLoad implements Callable<Integer> {
 
     /** Entry point of the {@code heapload} launcher. */
     public static void main(String[] args) {
-        GraphStore.setNotices(line -> System.err.println("heapload: " + line));
+        GraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
         GraphStore.setHaltOnDiskFullHang(true);
         DaemonClient.onByDefault = true;
         int code = run(args, System.out, System.err);

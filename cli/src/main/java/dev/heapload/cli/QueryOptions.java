@@ -173,9 +173,10 @@ final class QueryOptions {
         try {
             // another query holds the store: wait for it (it ends within its own timeout), then run
             opened = GraphStore.openWaiting(store.db, timeout.plus(Duration.ofSeconds(30)),
-                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
+                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
+                ServedStore.requireServedGraph(served, e.servingPid(), query.name(), bound);
                 return run(served, query, bound, timeout);
             }
         }

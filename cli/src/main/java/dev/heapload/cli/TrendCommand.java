@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryResult;
 import dev.heapload.queries.ResultWriter;
+import dev.heapload.queries.SafeText;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.report.SavedQueryRunner;
 import dev.heapload.report.svg.TrendChartSvg;
@@ -110,7 +111,7 @@ final class TrendCommand implements Callable<Integer> {
             }
             OutputFiles.requireStore(db);
             try (GraphStore opened = GraphStore.openWaiting(db, Duration.ofSeconds(timeout.toSeconds() + 30),
-                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"))) {
+                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"))) {
                 return printLeak(fmt, opened.history(), db.toAbsolutePath().normalize().toString());
             }
         }
@@ -135,7 +136,7 @@ final class TrendCommand implements Callable<Integer> {
         try {
             // another query or trend holds the store: wait for it (it ends within its own timeout), then read
             opened = GraphStore.openWaiting(db, timeout.plus(java.time.Duration.ofSeconds(30)),
-                inUse -> System.err.println("heapload: " + inUse + "; waiting for it to finish"));
+                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
             try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend")) {
                 return print(fmt, SavedQueryRunner.on(served, timeout),

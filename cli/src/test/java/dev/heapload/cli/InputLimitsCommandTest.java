@@ -1,6 +1,7 @@
 package dev.heapload.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -154,6 +155,26 @@ class InputLimitsCommandTest {
             mp.err());
         // 37 'é' + 'a' = 222 + 1 + 6 = 229 bytes
         assertEquals(2, run("--db", db.toString(), "--name", "é".repeat(37) + "a", example.toString()).code());
+        // blank or blank-edged names would show as an empty cell or as another id
+        for (String blank : List.of(" ", "a ", "\u3000a")) {
+            Run b = run("--db", db.toString(), "--name", blank, example.toString());
+            assertEquals(2, b.code(), b.err());
+            assertEquals("heapload: --name must not start or end with a blank (it would not show in listings)",
+                b.err().lines().findFirst().orElse(""));
+        }
+        assertStoreUnchanged();
+    }
+
+    @Test
+    void anUnknownBaselineIsRefusedBeforeReadingAndMakesNoStore() throws Exception {
+        Path fresh = tmp.resolve("no-store-yet");
+        Run r = run("--db", fresh.toString(), "--baseline", "nosuch", example.toString());
+        assertEquals(1, r.code(), r.err());
+        assertEquals("heapload: no snapshot 'nosuch' in " + fresh + System.lineSeparator(), r.err());
+        assertFalse(Files.exists(fresh), "a refused load made the store directory");
+        Run existing = run("--db", db.toString(), "--name", "other", "--baseline", "nosuch", example.toString());
+        assertEquals(1, existing.code(), existing.err());
+        assertEquals("heapload: no snapshot 'nosuch' in " + db + System.lineSeparator(), existing.err());
         assertStoreUnchanged();
     }
 

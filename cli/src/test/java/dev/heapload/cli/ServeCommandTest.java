@@ -59,7 +59,9 @@ class ServeCommandTest {
     static void load() {
         example = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
         db = tmp.resolve("db");
-        Run r = HeapLoadCommandTest.run("--db", db.toString(), example.toString());
+        // the pair: serve serves the newest snapshot's graph (after); before's objects are in another graph
+        Run r = HeapLoadCommandTest.run("--db", db.toString(), example.resolveSibling("before.json").toString(),
+            example.toString());
         assertEquals(0, r.code(), r.err());
     }
 
@@ -120,7 +122,7 @@ class ServeCommandTest {
         assertEquals(2, HeapLoadCommandTest.run("serve", "--db", db.toString(), "--http-port", "70000").code());
         // the store was released after each failure
         try (GraphStore store = GraphStore.open(db)) {
-            assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
+            assertEquals(List.of("before", "after"), store.snapshots().stream().map(s -> s.id()).toList());
         }
     }
 
@@ -246,6 +248,16 @@ class ServeCommandTest {
                 "summary.event-listeners.csv")), query.out());
             assertEquals("heapload: the store is served by heapload serve (pid " + child.pid() + "): running the query "
                 + "over bolt://localhost:" + bolt + "\n", query.err());
+            // a query on the other snapshot's objects cannot be answered by the served graph: one line, exit 1,
+            // not empty rows
+            Run other = HeapLoadCommandTest.run("query", "largest-retainers", "-p", "snapshot=before", "--db",
+                db.toString());
+            assertEquals(1, other.code(), other.err());
+            assertEquals("", other.out());
+            assertEquals("heapload: the store is served by heapload serve (pid " + child.pid() + "): running the query "
+                + "over bolt://localhost:" + bolt + "\nheapload: heapload serve (pid " + child.pid() + ") serves the graph "
+                + "of snapshot 'after' only, and the objects of 'before' are in another graph of the store: stop serve "
+                + "to query 'before'\n", other.err());
         } finally {
             long stopStart = System.nanoTime();
             child.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the JVM runs its shutdown hooks
@@ -273,7 +285,7 @@ class ServeCommandTest {
         // the store opens afterwards, unchanged: snapshot list, summary rows and snapshot files as before serve
         assertEquals(state, StoreState.of(db, "after"));
         try (GraphStore store = GraphStore.open(db)) {
-            assertEquals(List.of("after"), store.snapshots().stream().map(s -> s.id()).toList());
+            assertEquals(List.of("before", "after"), store.snapshots().stream().map(s -> s.id()).toList());
             try (Transaction tx = store.database().beginTx();
                  Result res = tx.execute("MATCH (o:Object) RETURN count(o) AS n")) {
                 assertEquals(871L, res.next().get("n"));

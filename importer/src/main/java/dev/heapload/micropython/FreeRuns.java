@@ -84,7 +84,7 @@ public record FreeRuns(long[] runsByLength, long runs, long freeBlocks, long lon
         if (runs == 0) {
             s.append(" none");
         }
-        s.append(String.format(Locale.ROOT, " (%,d runs)%n", runs));
+        s.append(String.format(Locale.ROOT, " (%,d run%s)%n", runs, runs == 1 ? "" : "s"));
         return s.toString();
     }
 }

@@ -15,7 +15,9 @@ package dev.heapload.queries;
  *   <li>the other C0 controls (U+0000–U+001F), DEL (U+007F) and the C1 controls (U+0080–U+009F) become
  *       {@code \xNN} (two lower-case hex digits: ESC is {@code \x1b});</li>
  *   <li>the bidi controls U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, the line and paragraph separators
- *       U+2028/U+2029 and unpaired surrogates become <code>&#92;uNNNN</code> (four lower-case hex digits: <code>&#92;u202e</code>);</li>
+ *       U+2028/U+2029, the invisible format characters U+200B (zero width space), U+2060–U+2064 (word joiner,
+ *       invisible operators) and U+FEFF (zero width no-break space), which would make {@code a}U+200B{@code b} look
+ *       like {@code ab}, and unpaired surrogates become <code>&#92;uNNNN</code> (four lower-case hex digits: <code>&#92;u202e</code>);</li>
  *   <li>everything else, non-ASCII letters included, is kept.</li>
  * </ul>
  * JSON output does not use this class: a JSON writer escapes control characters itself and the values stay exact.
@@ -219,7 +221,7 @@ public final class SafeText {
 
     private static boolean bidiOrSeparator(char c) {
         return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)
-            || c == 0x2028 || c == 0x2029;
+            || c == 0x2028 || c == 0x2029 || c == 0x200B || (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF;
     }
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();

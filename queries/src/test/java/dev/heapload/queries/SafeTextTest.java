@@ -15,6 +15,14 @@ class SafeTextTest {
     static final String NASTY = "\u001b[2J\u001b]0;pwned\u0007a\rb\nc\td\u202eE\\f\u0085\u007f\u200f\u2066";
 
     @Test
+    void invisibleFormatCharactersAreShownSoTwoIdsNeverLookAlike() {
+        assertEquals("a\\u200bb", SafeText.visible("a\u200bb"));
+        assertEquals("\\ufeffx\\u2060y\\u2064", SafeText.visible("\ufeffx\u2060y\u2064"));
+        // joiners inside emoji and scripts that need them stay (U+200C, U+200D)
+        assertEquals("\ud83d\udc68\u200d\ud83d\udc67 \u0645\u200c\u06cc", SafeText.visible("\ud83d\udc68\u200d\ud83d\udc67 \u0645\u200c\u06cc"));
+    }
+
+    @Test
     void visibleEscapesControlBidiAndBackslash() {
         assertEquals("\\x1b[2J\\x1b]0;pwned\\x07a\\rb\\nc\\td\\u202eE\\\\f\\x85\\x7f\\u200f\\u2066",
             SafeText.visible(NASTY));
