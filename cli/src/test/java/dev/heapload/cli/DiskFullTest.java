@@ -19,7 +19,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The timeouts bound a hang (Neo4j's page cache retries a failed flush forever), they do not measure time.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DiskFullTest {
 
     @TempDir
@@ -38,6 +42,8 @@ class DiskFullTest {
     static Path db;
     static Path testdata = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
     static boolean mounted;
+    /** {@link #state} once the delete of 'before' ran: each later test leaves it as it was, so it is read once. */
+    private static String stateAfterTheDelete;
 
     @BeforeAll
     static void mountSmallDisk() throws Exception {
@@ -63,6 +69,14 @@ class DiskFullTest {
         if (mounted) {
             new ProcessBuilder("umount", "-l", disk.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@link #state} before the first test that needs it (each test asserts that it leaves the store so). */
+    private static String stateBefore() throws IOException {
+        if (stateAfterTheDelete == null) {
+            stateAfterTheDelete = state();
+        }
+        return stateAfterTheDelete;
     }
 
     /** Snapshot list, summary rows and file checksums of the store (with free space: a query may start Neo4j). */
@@ -133,8 +147,9 @@ class DiskFullTest {
     }
 
     @Test
+    @Order(2)
     void loadReplaceAndDeleteAreRefusedBeforeWritingAndTheStoreIsUnchanged() throws Exception {
-        String before = state();
+        String before = stateBefore();
         Path filler = fill(1L << 20);
         try {
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
@@ -155,8 +170,9 @@ class DiskFullTest {
     }
 
     @Test
+    @Order(3)
     void queryOnAFullDiskFailsInOneLineAndBreaksNothing() throws Exception {
-        String before = state();
+        String before = stateBefore();
         Path filler = fill(128L << 10);
         try {
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
@@ -171,8 +187,9 @@ class DiskFullTest {
 
     /** The estimate passes, then the disk fills while Neo4j imports (another program filling it, here a thread). */
     @Test
+    @Order(4)
     void aDiskThatFillsDuringTheImportEndsTheLoadInOneLine() throws Exception {
-        String before = state();
+        String before = stateBefore();
         List<String> cmd = ChildHeapLoad.command("--db", db.toString(), "--name", "third",
             testdata.resolve("after.json").toString());
         Path childLog = tmp.resolve("child.log");
@@ -208,6 +225,7 @@ class DiskFullTest {
      * free it still works, and the other snapshot's summary rows and file stay as they were, with no leftovers.
      */
     @Test
+    @Order(1)
     void aDeleteOnAFullDiskWorksAndLeavesTheOtherSnapshotAsItWas() throws Exception {
         Assumptions.assumeTrue(Files.exists(db.resolve("snapshots").resolve("before.hsnap")), "'before' was deleted already");
         String summary = afterSummaryAndFile();

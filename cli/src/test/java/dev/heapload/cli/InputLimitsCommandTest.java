@@ -191,7 +191,7 @@ class InputLimitsCommandTest {
             out.write("\"}},\"roots\":{}}".getBytes(StandardCharsets.US_ASCII));
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx64m", ChildHeapLoad.FAST_START, "-cp", System.getProperty("java.class.path"),
             "dev.heapload.cli.HeapLoad", "--db", db.toString(), "--no-progress", big.toString());
         pb.environment().put("HEAPLOAD_XMX", "64m");
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);

@@ -86,7 +86,7 @@ final class Neo4jServerProcess implements AutoCloseable {
 
     private static List<String> java(String main, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m",
+            "-Xmx512m", ChildHeapLoad.FAST_START,
             "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "-Dio.netty.tryReflectionSetAccessible=true",

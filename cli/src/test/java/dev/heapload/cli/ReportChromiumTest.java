@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
@@ -29,7 +31,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 class ReportChromiumTest {
 
     @TempDir
-    Path tmp;
+    static Path tmp;
+
+    /** The reports made so far, by fixture: each is made once per class (the tests only read it). */
+    private static final Map<String, Path> REPORTS = new HashMap<>();
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -122,19 +127,23 @@ class ReportChromiumTest {
         return new Opened(JSON.readTree(text), console, millis);
     }
 
-    Path report(String fixture, String name) {
-        Path dir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", fixture);
-        Path out = tmp.resolve(name);
-        HeapLoadCommandTest.Run r = HeapLoadCommandTest.run("report", "--db", tmp.resolve("db-" + name).toString(),
-            "--out", out.toString(), "--format", "html", dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
-        assertEquals(0, r.code(), r.err());
-        return out;
+    /** The HTML report of the bundled pair {@code fixture}, made by {@code heapload report} on its first use. */
+    static Path report(String fixture) {
+        return REPORTS.computeIfAbsent(fixture, f -> {
+            Path dir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", f);
+            Path out = tmp.resolve(f);
+            HeapLoadCommandTest.Run r = HeapLoadCommandTest.run("report", "--db", tmp.resolve("db-" + f).toString(),
+                "--out", out.toString(), "--format", "html", dir.resolve("before.json").toString(),
+                dir.resolve("after.json").toString());
+            assertEquals(0, r.code(), r.err());
+            return out;
+        });
     }
 
     @Test
     void eventListenersReportRendersWithoutConsoleMessages() throws Exception {
         chromium();
-        Path out = report("event-listeners", "el");
+        Path out = report("event-listeners");
         Opened o = open(out);
         System.err.println("ReportChromiumTest: event-listeners report opened in " + o.millis() + " ms (incl. browser start)");
         JsonNode r = o.result();
@@ -152,7 +161,7 @@ class ReportChromiumTest {
     @Test
     void aScriptTagInADumpStringIsTextAndNeverRuns() throws Exception {
         chromium();
-        Path out = report("script-in-key", "xss");
+        Path out = report("script-in-key");
         String html = Files.readString(out.resolve("report.html"));
         assertFalse(html.contains("<script>alert(1)"), "the dump string is escaped in the file");
         assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; in table"), "shown in the retention path");
@@ -176,7 +185,7 @@ class ReportChromiumTest {
     @Test
     void theReportFitsAt1400And800PixelsWithoutSidewaysScrolling() throws Exception {
         Path browser = chromium();
-        Path out = report("event-listeners", "widths");
+        Path out = report("event-listeners");
         Path shots = Files.createDirectories(Path.of("target", "report-screenshots"));
         for (int width : new int[] {1400, 800}) {
             Opened o = open(out, width);
