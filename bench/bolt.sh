@@ -25,7 +25,8 @@
 # Environment: SHARED (default ../shared beside the repository), OUT (default /tmp/heapload-bolt-bench),
 # SERVER_HEAP (default 2g), PAGECACHE (default 2g), CLIENT_OPTS (extra JVM options of heapload, default -Xmx4g),
 # WRITERS / BATCH (heapload.bolt.writers / .batch, default the built-in ones), REPEAT (loads per file and route,
-# default 1). Needs GNU time (/usr/bin/time), python3 and bc.
+# default 1), DELETE_LAST=0 (the last load stays on the server: its delete over Bolt takes about as long as a load).
+# Needs GNU time (/usr/bin/time), python3 and bc.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 hl="${HEAPLOAD:-$here/heapload}"
@@ -140,9 +141,14 @@ for f in "${files[@]}"; do
     brate="$(div "$rows" "$bwrite")"
     printf "$fmt" "$key" bolt "$rows" "$bwrite" "$brate" "$bw" "$bcpu" "$(printf '%.1f' "$scpu")" \
       $(( brss / 1024 )) "$sp" "$(printf '%.2f' "$(echo "$bw / $ew" | bc -l)")" "$load"
-    read -r dw _ _ _ < <(timed "$hl" snapshots --uri "$uri" --delete after || echo FAIL)
-    [ "$dw" = FAIL ] && exit 1
-    printf "$fmt" "$key" delete - - - "$dw" - - - - - "$(cut -d' ' -f1-3 /proc/loadavg)"
+    round=$(( ${round:-0} + 1 ))
+    if [ "${DELETE_LAST:-1}" = 0 ] && [ "$round" = $(( ${#files[@]} * repeat )) ]; then
+      echo "(the last load is not deleted: DELETE_LAST=0)"
+    else
+      read -r dw _ _ _ < <(timed "$hl" snapshots --uri "$uri" --delete after || echo FAIL)
+      [ "$dw" = FAIL ] && exit 1
+      printf "$fmt" "$key" delete - - - "$dw" - - - - - "$(cut -d' ' -f1-3 /proc/loadavg)"
+    fi
     case "$key" in
       entity-system-medium)
         if [ "$brate" -ge 80000 ]; then v=met; else v="NOT met"; fi
