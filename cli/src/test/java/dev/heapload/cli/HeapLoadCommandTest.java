@@ -51,6 +51,19 @@ class HeapLoadCommandTest {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Loads the bundled event-listeners pair ({@code before}, {@code after}) into a new store {@code db} in process.
+     *
+     * @return the address of a leaked handler table of {@code after} ({@code 0x560138339de0}), for exploring queries
+     */
+    static String loadEventListenersPair(Path db) {
+        Path cases = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
+        Run load = run("--db", db.toString(), "--no-progress", cases.resolve("before.json").toString(),
+            cases.resolve("after.json").toString());
+        org.junit.jupiter.api.Assertions.assertEquals(0, load.code(), load.err());
+        return "0x560138339de0";
+    }
+
     @BeforeAll
     static void paths() {
         example = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");

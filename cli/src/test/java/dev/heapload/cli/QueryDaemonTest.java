@@ -47,10 +47,7 @@ class QueryDaemonTest {
         Path cases = testdata.resolve("luau").resolve("event-listeners");
         Path db = tmp.resolve("db");
         Path abs = db.toAbsolutePath().normalize();
-        HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--db", db.toString(), "--no-progress",
-            cases.resolve("before.json").toString(), cases.resolve("after.json").toString());
-        assertEquals(0, load.code(), load.err());
-        String address = "0x560138339de0";
+        String address = HeapLoadCommandTest.loadEventListenersPair(db);
         List<List<String>> queries = List.of(
             List.of("query", "leak-groups", "-p", "baseline=before", "-p", "target=after", "--format", "csv"),
             List.of("query", "why-alive", "-p", "snapshot=after", "-p", "address=" + address.toUpperCase()),

@@ -135,10 +135,8 @@ class BoltSeparateLoadsTest {
 
             for (Object[] c : EVENT_LISTENERS) {
                 String name = (String) c[0];
-                Map<String, String> forward = name.equals("categories")
-                    ? params("snapshot", "after", "baseline", "before") : params("baseline", "before", "target", "after");
-                Map<String, String> backward = name.equals("categories")
-                    ? params("snapshot", "before", "baseline", "after") : params("baseline", "after", "target", "before");
+                Map<String, String> forward = pair(name, "before", "after");
+                Map<String, String> backward = pair(name, "after", "before");
                 QueryResult bolt = remoteComparing(store, name, forward);
                 assertGolden(bolt, (String) c[1]);
                 assertEquals(Golden.run(embedded, name, forward).rows(), bolt.rows(), name + " " + forward);
@@ -219,14 +217,18 @@ class BoltSeparateLoadsTest {
             "categories.memory-categories-medium.csv");
     }
 
+    /** The parameters of pair query {@code name} for baseline {@code b} and target {@code t} ({@code categories} names
+     * its target {@code snapshot}). */
+    private static Map<String, String> pair(String name, String b, String t) {
+        return name.equals("categories") ? params("snapshot", t, "baseline", b) : params("baseline", b, "target", t);
+    }
+
     /** Every pair query, both pair directions, over Bolt equals the embedded store's rows (and the golden files). */
     private void assertPairQueriesAsEmbedded() throws Exception {
         for (Object[] c : EVENT_LISTENERS) {
             String name = (String) c[0];
-            Map<String, String> forward = name.equals("categories")
-                ? params("snapshot", "after", "baseline", "before") : params("baseline", "before", "target", "after");
-            Map<String, String> backward = name.equals("categories")
-                ? params("snapshot", "before", "baseline", "after") : params("baseline", "after", "target", "before");
+            Map<String, String> forward = pair(name, "before", "after");
+            Map<String, String> backward = pair(name, "after", "before");
             QueryResult bolt = remote(name, forward);
             assertGolden(bolt, (String) c[1]);
             assertEquals(Golden.run(embedded, name, forward).rows(), bolt.rows(), name + " " + forward);
