@@ -55,12 +55,12 @@ final class ServedStore {
      */
     static void requireServedGraph(RemoteGraphStore served, long pid, String queryName, Map<String, Object> params)
         throws IOException {
-        String target = text(params.get("target"));
-        String id = target != null ? target : text(params.get("snapshot"));
+        String id = GraphStore.queriedSnapshot(params);
         if (id == null || GraphStore.SUMMARY_QUERIES.contains(queryName)) {
             return;
         }
-        String baseline = target != null ? text(params.get("baseline")) : null;
+        Object b = params.get("baseline");
+        String baseline = b instanceof String s && !s.isEmpty() && id.equals(params.get("target")) ? s : null;
         Map<String, Object> bound = new HashMap<>(); // the baseline may be null: not Map.of
         bound.put("id", id);
         bound.put("baseline", baseline);
@@ -92,9 +92,5 @@ final class ServedStore {
                 + "serve (pid " + pid + ") holds the store read-only: stop serve, then ask again (it is compared on "
                 + "its first request and kept)");
         }
-    }
-
-    private static String text(Object value) {
-        return value instanceof String s && !s.isEmpty() ? s : null;
     }
 }

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,24 +82,9 @@ class ForwardedCommandTest {
         PrintStream savedErr = System.err;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         List<String> halts = new CopyOnWriteArrayList<>();
-        QueryDaemon daemon = new QueryDaemon(abs, Duration.ofMinutes(10), QueryWatchdog.GRACE, halts::add,
-            new PrintStream(log, true, StandardCharsets.UTF_8), HeapLoad::oneLine);
+        QueryDaemon daemon = QueryDaemonTest.startOnThread(abs, Duration.ofMinutes(10), QueryWatchdog.GRACE, halts::add,
+            log, d -> DaemonCommand.runsCommands(d, abs));
         try {
-            DaemonCommand.runsCommands(daemon, abs);
-            Thread t = new Thread(() -> {
-                try {
-                    daemon.run();
-                } catch (Exception e) {
-                    e.printStackTrace(new PrintStream(log, true, StandardCharsets.UTF_8));
-                }
-            }, "test-daemon");
-            t.setDaemon(true);
-            t.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (DaemonClient.running(abs).isEmpty()) {
-                assertTrue(System.nanoTime() < deadline && t.isAlive(), log.toString(StandardCharsets.UTF_8));
-                Thread.sleep(20);
-            }
             for (int i = 0; i < commands.size(); i++) {
                 List<String> args = new ArrayList<>(commands.get(i));
                 args.addAll(List.of("--db", "db")); // relative: the client's directory

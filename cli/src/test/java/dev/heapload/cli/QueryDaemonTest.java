@@ -184,8 +184,19 @@ class QueryDaemonTest {
     /** Starts an in-process daemon on a thread and waits until it accepts connections. */
     private QueryDaemon start(Path abs, Duration idle, Duration grace, java.util.function.Consumer<String> halt)
         throws Exception {
+        return startOnThread(abs, idle, grace, halt, log, d -> { });
+    }
+
+    /**
+     * Starts an in-process daemon of store {@code abs} on a daemon thread ({@code before} runs first, e.g. to let it
+     * run forwarded commands) and waits until it accepts connections; its log and any failure go to {@code log}.
+     */
+    static QueryDaemon startOnThread(Path abs, Duration idle, Duration grace, java.util.function.Consumer<String> halt,
+                                     ByteArrayOutputStream log, java.util.function.Consumer<QueryDaemon> before)
+        throws Exception {
         QueryDaemon daemon = new QueryDaemon(abs, idle, grace, halt, new PrintStream(log, true, StandardCharsets.UTF_8),
             HeapLoad::oneLine);
+        before.accept(daemon);
         Thread t = new Thread(() -> {
             try {
                 daemon.run();

@@ -870,10 +870,8 @@ public final class GraphStore implements AutoCloseable {
      */
     public GraphDatabaseService databaseFor(String queryName, Map<String, Object> params) throws IOException {
         ensureOpen();
-        String target = text(params.get("target"));
-        String snapshot = text(params.get("snapshot"));
         String baseline = text(params.get("baseline"));
-        String id = target != null ? target : snapshot;
+        String id = queriedSnapshot(params);
         if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
             if (db != null) {
                 return db;
@@ -898,10 +896,8 @@ public final class GraphStore implements AutoCloseable {
         if (db == null) {
             return false;
         }
-        String target = text(params.get("target"));
-        String snapshot = text(params.get("snapshot"));
         String baseline = text(params.get("baseline"));
-        String id = target != null ? target : snapshot;
+        String id = queriedSnapshot(params);
         if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
             return true;
         }
@@ -909,6 +905,16 @@ public final class GraphStore implements AutoCloseable {
             return false;
         }
         return baseline == null || catalog.find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
+    }
+
+    /**
+     * The snapshot whose graph a saved query with these bound parameters reads: {@code target}, else
+     * {@code snapshot}; null when it names neither (empty strings count as not named). The rule of
+     * {@link #databaseFor}, for callers that route a query elsewhere (a served store).
+     */
+    public static String queriedSnapshot(Map<String, Object> params) {
+        String target = text(params.get("target"));
+        return target != null ? target : text(params.get("snapshot"));
     }
 
     private static String text(Object value) {
