@@ -77,7 +77,7 @@ class DanglingReferencesCommandTest {
             query(db, "MATCH (o:Object {snapshot:'dangling'})-[r:REF]->(m:Missing {snapshot:'dangling'}) "
                 + "RETURN m.address + ' ' + m.reason + ' <-[' + r.kind + ']- ' + o.address AS a ORDER BY a"));
         assertEquals(List.of("10"), query(db, "MATCH (:Object {snapshot:'dangling'})-[r:REF|WEAK_REF]->() RETURN toString(count(r)) AS a"));
-        // a second load builds a graph of its own (docs/store.md); the snapshot's graph keeps its Missing nodes
+        // a second load builds a graph of its own (docs/design/store.md); the snapshot's graph keeps its Missing nodes
         r = HeapLoadCommandTest.run("--db", db.toString(), "--name", "again", Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json").toString());
         assertEquals(0, r.code(), r.err());
         assertEquals(List.of("3"), query(db, "MATCH (m:Missing {snapshot:'dangling'}) RETURN toString(count(m)) AS a",

@@ -100,7 +100,7 @@ class ServeCommandTest {
         try (GraphStore store = GraphStore.open(empty)) {
             store.database(); // commits an empty graph: a store without snapshots
         }
-        // a store without snapshots has no graph to serve (one graph per snapshot, docs/store.md)
+        // a store without snapshots has no graph to serve (one graph per snapshot, docs/design/store.md)
         assertOneLineError(HeapLoadCommandTest.run("serve", "--db", empty.toString()), "load a dump first");
     }
 

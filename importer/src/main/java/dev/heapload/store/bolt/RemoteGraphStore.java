@@ -86,7 +86,7 @@ import dev.heapload.model.Progress;
  * {@code UNWIND range(0, size($p0) - 1) AS k CREATE (n:Labels {key: $p0[k], ...})} returning their internal ids
  * ({@code id(n)}), and the batched relationships seek both ends by internal id ({@code MATCH (a) WHERE id(a) = $s[k]}:
  * no index lookup, no element id to parse); the nodes and relationships of the final transaction, and the stored
- * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/bolt.md.
+ * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/design/bolt.md.
  * Memory on this side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2}
  * batches, a {@code long} per node of the load, and an element id per held node and per object of the server's
  * snapshots read back (a {@code long} when the server's element ids share one prefix).
@@ -112,7 +112,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     BatchHook batchHook = n -> {
     };
 
-    /** Sessions writing batches at once (measured: docs/bolt.md). */
+    /** Sessions writing batches at once (measured: docs/design/bolt.md). */
     static final int WRITERS = 2;
 
     /**
@@ -1020,7 +1020,7 @@ public final class RemoteGraphStore implements AutoCloseable {
      * keys are sorted, so batches with the same keys send the same statement text (one cached plan). {@code first}
      * names a list with one element per row ({@code $p0}, or {@code $n}: the row indexes when no row has properties), for {@code range(0, size(...) - 1)}.
      * Sending columns instead of a list of maps, and naming the keys in the statement instead of {@code SET n = map},
-     * costs the server less per row (docs/bolt.md).
+     * costs the server less per row (docs/design/bolt.md).
      */
     record Columns(String fields, Map<String, Object> parameters, String first) {
         static Columns of(List<Map<String, Object>> rows) {

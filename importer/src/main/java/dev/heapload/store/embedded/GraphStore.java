@@ -54,7 +54,7 @@ import dev.heapload.model.Progress;
 
 /**
  * A directory holding any number of heap snapshots, each with an embedded Neo4j graph of its own, for loading now
- * and querying later (schema: {@link GraphSchema}; design and measurements: docs/store.md).
+ * and querying later (schema: {@link GraphSchema}; design and measurements: docs/design/store.md).
  *
  * <h2>Directory layout</h2>
  * <pre>
@@ -797,7 +797,7 @@ public final class GraphStore implements AutoCloseable {
     /**
      * The graph of snapshot {@code id}, for queries: its objects, references and precomputed nodes, the comparisons
      * with it as the target, and the {@code Snapshot}, {@code Category} and {@code Stats} nodes of every other snapshot
-     * of the store (docs/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
+     * of the store (docs/design/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
      * changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures removed
      * ({@link EmbeddedDbms#readOnlySettings}). Starts the embedded DBMS on that graph (about 4 s in a fresh JVM; page
      * cache sized to the graph), stopping one started for another snapshot, and keeps it until {@link #close()}, the

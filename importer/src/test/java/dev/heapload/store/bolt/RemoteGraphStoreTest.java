@@ -123,7 +123,7 @@ class RemoteGraphStoreTest {
         List<String> relsEmbedded = new ArrayList<>();
         try (GraphStore embedded = GraphStore.open(tmp.resolve("embedded"))) {
             embedded.load(List.of(before, after), false, Progress.NONE);
-            // one graph per snapshot (docs/store.md): the Bolt database holds their union, each node and relationship
+            // one graph per snapshot (docs/design/store.md): the Bolt database holds their union, each node and relationship
             // from the graph of the snapshot it belongs to; the reverse pair, which Bolt writes at load, on demand
             embedded.compare("after", "before");
             for (String id : List.of("before", "after")) {
