@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The command line's manners (issue 22): {@code help}, shell completion of subcommands and saved query names (run
+ * The command line's manners: {@code help}, shell completion of subcommands and saved query names (run
  * in a real bash), "did you mean" for mistyped commands, options, query names and parameters, exit 2 for every
  * usage error, {@code HEAPLOAD_DB} / {@code NEO4J_URI} / {@code NEO4J_DATABASE} as defaults, ad-hoc read-only
  * Cypher ({@code cypher}, {@code query -e}, standard input) and {@code next:} hints that name the command the user

@@ -17,7 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Issue 17 item 7, references to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
+ * References to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
  * record: {@code (nil)} (a sentinel), {@code 0x90000000} (outside the span of the dump's objects) and {@code 0x1250}
  * (inside it, no object). Of the dump's 10 references 3 (30 %) point to nothing: the load is refused unless
  * {@code --allow-dangling}; the summary counts them per reason; with {@code --keep-dangling} the graph has 3

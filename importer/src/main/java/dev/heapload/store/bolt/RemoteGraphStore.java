@@ -66,7 +66,7 @@ import dev.heapload.model.Progress;
  * for a marker, then the rest goes in batches. Two processes loading into the same database at once are not
  * supported (each removes the other's marker).
  *
- * <p>Comparisons (issue 18): a load compares its snapshots with each other (their models are in memory) and, in
+ * <p>Comparisons: a load compares its snapshots with each other (their models are in memory) and, in
  * both directions, with the previous complete, analysed snapshot on the server (load order) and with the
  * {@code baseline} given to {@link #load(List, boolean, String, Progress)}; no other stored snapshot is read. Each of
  * those is read back once, streamed, into a model with its stored analysis ({@link StoredSnapshotReader}), compared,
@@ -132,7 +132,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     private final String uri;
     private final SessionConfig sessionConfig;
     private final String database;
-    /** Comparisons on first request (issue 18 item 2 over Bolt). */
+    /** Comparisons on first request, over Bolt. */
     final RemoteComparisons comparisons = new RemoteComparisons(this);
 
     private RemoteGraphStore(Driver driver, boolean ownsDriver, String uri, String database) {
@@ -399,7 +399,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     }
 
     /**
-     * The stored snapshots a load of {@code ids} compares with (issue 18: the pairs a nightly job asks for): the newest
+     * The stored snapshots a load of {@code ids} compares with (the pairs a nightly job asks for): the newest
      * complete, analysed one in load order that is not being replaced, and {@code baseline} when it is stored and
      * analysed. Other pairs are not computed over Bolt.
      *

@@ -87,7 +87,7 @@ import dev.heapload.model.Progress;
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
- * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
+ * 35.6M properties) on the 2-vCPU project machine: see docs/design/benchmarks.md (import about 12–18 s, the
  * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.3–1.5 GiB).
  * Opening the store does not start Neo4j; {@link #database(String)} starts the embedded DBMS on one snapshot's graph
  * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1). A load needs the

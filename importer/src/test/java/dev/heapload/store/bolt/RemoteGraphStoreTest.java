@@ -267,7 +267,7 @@ class RemoteGraphStoreTest {
     }
 
     /**
-     * Issue 17 item 7 over Bolt: with {@code --keep-dangling} the references to addresses with no record become
+     * References to nothing over Bolt: with {@code --keep-dangling} the references to addresses with no record become
      * {@code Missing} nodes, so the graph's edge count equals the producer's: the hand-written
      * {@code testdata/luau/hand-written/dangling-references.json} has 10 references, 3 of them to nothing (a sentinel,
      * one outside every heap area, one inside the heap but no object). They are written in the batches of the objects
