@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * The documentation a user reads holds together: every relative link of {@code README.md} and {@code docs/**.md}
  * names a file or folder that exists, and a {@code #fragment} into a Markdown file names one of its headings (as
  * GitHub makes anchors from headings). The user's pages (README, docs/guide, docs/reference) point at nothing outside
- * the repository, such as the developers' {@code ../shared} folder.
+ * the repository, such as the developers' {@code ../shared} folder. The README stays at most 30 KiB.
  */
 class DocumentationLinksTest {
 
@@ -91,6 +91,13 @@ class DocumentationLinksTest {
             }
         }
         assertEquals(List.of(), found);
+    }
+
+    @Test
+    void theReadmeStaysAGuide() throws IOException {
+        // the README is a user's guide; tasks, reference and internals live in docs/
+        long size = Files.size(repoRoot().resolve("README.md"));
+        assertTrue(size <= 30 * 1024, "README.md is " + size + " bytes; move details to docs/guide or docs/reference");
     }
 
     @Test
