@@ -1,9 +1,9 @@
-// Bolt write shapes (issue 19 item 1, not a test): measures the server's CPU seconds per row of the Cypher shapes a
+// Bolt write shapes (not a test): measures the server's CPU seconds per row of the Cypher shapes a
 // Bolt writer can use, on synthetic Object nodes and REF relationships shaped like a Luau snapshot's (10 node
 // properties, 3.65 references per object, 4 label sets), interleaved, against a running Neo4j 5 server whose process
 // id is given (its CPU time is read from /proc). Variants (comma-separated; a name may combine the words):
-//   maps       a list of maps per batch, SET n = r.p, relationships by elementId() (heapload before session 11)
-//   cols       one list per property, keys named in CREATE, relationships by id() (heapload since session 11)
+//   maps       a list of maps per batch, SET n = r.p, relationships by elementId() (heapload's first Bolt writer)
+//   cols       one list per property, keys named in CREATE, relationships by id() (heapload's Bolt writer now)
 //   colseid    cols, but ids returned and sought as elementId()
 //   colsnoidx  cols with a label that has no index (the cost of maintaining object_snapshot_address)
 //   colsfloor  cols without properties (the floor of the statement shape)

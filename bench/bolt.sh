@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bolt write benchmark (issue 19, not a test): starts a Neo4j 5 server in its own JVM (Neo4j's community entry point
+# Bolt write benchmark (not a test): starts a Neo4j 5 server in its own JVM (Neo4j's community entry point
 # from heapload's own class path, a generated neo4j.conf, authentication on, a free localhost port), then loads each
 # file into a fresh embedded store and over Bolt (--uri), interleaved in the same run, deletes the snapshot from the
 # server again, and prints one table row per load:
@@ -16,7 +16,7 @@
 #   x_wall      Bolt wall / embedded wall of the same file in this run
 #   load        the machine's load average (1, 5, 15 min) after the load: compare ratios of one run only
 #
-# then the targets of issue 19 (medium: at least 80,000 rows/s over Bolt; large: under 240 s wall over Bolt) with
+# then the targets (medium: at least 80,000 rows/s over Bolt; large: under 240 s wall over Bolt) with
 # "met" or "NOT met". Exits non-zero when the server does not start or a load or delete fails; the server is stopped
 # on every exit (its logs stay in $OUT/home/logs).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20 figures on the 2.4M-object entity-system-large pair: wall time and peak RSS of
+# Exploring figures on the 2.4M-object entity-system-large pair: wall time and peak RSS of
 #   heapload query paths (the leak group's example head) and heapload export --devtools (after).
 # Usage: bench/explore.sh [STORE_DIR]   (loads the pair into STORE_DIR first when it has no snapshots)
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nightly history benchmark (issue 18, not a test): loads N snapshots night by night into one store and prints, per
+# Nightly history benchmark (not a test): loads N snapshots night by night into one store and prints, per
 # night, the median wall and CPU time of REPS loads of that night's file into the store as it was before the night,
 # their peak RSS, the store size on disk after the night, and the ratio of wall and CPU to loads of the same file
 # into an empty store measured in the same run, interleaved with them (empty, store, empty, store, ...).

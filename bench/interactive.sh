@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20 item 6 figures: questions in a row on the 2.4M-object entity-system-large pair, each a separate
+# Interactive speed: questions in a row on the 2.4M-object entity-system-large pair, each a separate
 # `heapload` command as a user types it, wall time per command with the load average beside it: in-process
 # (HEAPLOAD_DAEMON=off: JVM, DBMS start, planner each time) against the store's query daemon (the first command starts
 # it; the rest reach it through the launcher's thin client), and again in-process after it (the machine's speed drifts:

@@ -30,7 +30,7 @@
 -- array border and of the number of other keys; userdata payload lengths and thread stack sizes are not
 -- visible from Lua.
 --
--- Schema: see heapload's README, section "Lua 5.1-5.4 and LuaJIT".
+-- Schema: heapload's docs/reference/lua-dumper-format.md.
 
 local M = {}
 

@@ -22,7 +22,7 @@
 # Memory is read in chunks (--chunk, default 16 KiB; halved down to 64 bytes when a remote stub refuses a
 # read), so OpenOCD, pyOCD, probe-rs, J-Link and QEMU gdbstubs all serve it. Works for 32- and 64-bit,
 # little- and big-endian targets and MicroPython v1.18 and later (facts: heapload's
-# docs, "MicroPython GC heap dump format"). Needs gdb built with Python 3 (every distribution's gdb is).
+# docs/reference/formats.md). Needs gdb built with Python 3 (every distribution's gdb is).
 
 import json
 import os

@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
  * {@code false} as booleans, anything else as a string; the statement refers to them as {@code $key}.
  */
 @Command(name = "cypher", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Runs one ad-hoc read-only Cypher statement on the store (graph schema: docs/schema.md).",
+    description = {"Runs one ad-hoc read-only Cypher statement on the store (graph schema: docs/reference/schema.md).",
         "Example: heapload cypher 'MATCH (o:Object {snapshot: $s}) RETURN o.type AS type, count(*) AS n' -p s=after"})
 final class CypherCommand implements Callable<Integer> {
 

@@ -235,7 +235,7 @@ final class ServeCommand implements Callable<Integer> {
         out.println(READY);
     }
 
-    /** Starter queries for snapshot {@code id}: two of the README's example queries and one that draws a graph. */
+    /** Starter queries for snapshot {@code id}: two example queries of the schema doc and a graph. */
     static List<String> starterQueries(String id) {
         String s = "'" + id.replace("\\", "\\\\").replace("'", "\\'") + "'";
         return List.of(

@@ -16,7 +16,7 @@ import dev.heapload.store.embedded.StoreInUseException;
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing
  * on the store lock they run over the server's Bolt port (loopback; as user neo4j with the password from the
  * store's serve.password file when it serves with authentication), with one line on stderr
- * saying so. The served graph is the graph of the store's newest snapshot (one graph per snapshot, docs/store.md):
+ * saying so. The served graph is the graph of the store's newest snapshot (one graph per snapshot, docs/design/store.md):
  * summary queries and queries on that snapshot give the same rows as without serve; a query that needs another
  * snapshot's objects, or a pair not compared yet (serve holds the store read-only), is refused with one line
  * ({@link #requireServedGraph}) instead of giving empty rows.

@@ -34,7 +34,7 @@ import picocli.CommandLine.Parameters;
         "",
         "Every object is charged to the path that first reaches it breadth-first from the roots (string keys, "
             + "__meta, __env, __proto, __stack frames, upvalues under their function's source). With two files, "
-            + "only objects new in AFTER count. Weak references are not followed, as the GC does (see README)."})
+            + "only objects new in AFTER count. Weak references are not followed, as the GC does (docs/guide/exploring.md)."})
 final class TreeCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "FILE", description = "Dump file (the baseline when AFTER is given).")

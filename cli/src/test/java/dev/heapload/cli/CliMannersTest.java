@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The command line's manners (issue 22): {@code help}, shell completion of subcommands and saved query names (run
+ * The command line's manners: {@code help}, shell completion of subcommands and saved query names (run
  * in a real bash), "did you mean" for mistyped commands, options, query names and parameters, exit 2 for every
  * usage error, {@code HEAPLOAD_DB} / {@code NEO4J_URI} / {@code NEO4J_DATABASE} as defaults, ad-hoc read-only
  * Cypher ({@code cypher}, {@code query -e}, standard input) and {@code next:} hints that name the command the user
@@ -229,7 +229,7 @@ class CliMannersTest {
             "--limit", "1", "--db", d);
         assertEquals(0, e.code(), e.err());
         assertEquals("id\nafter\n", e.out());
-        // each snapshot has a graph of its own (docs/store.md): ad-hoc Cypher runs on the graph its -p snapshot= (or
+        // each snapshot has a graph of its own (docs/design/store.md): ad-hoc Cypher runs on the graph its -p snapshot= (or
         // target=) names, else on the newest
         HeapLoadCommandTest.Run stdin = withStdin("MATCH (:Snapshot {id: $snapshot})-[:ROOT]->(r)\nRETURN count(r) AS roots\n",
             () -> run("cypher", "-", "-p", "snapshot=before", "--format", "csv", "--db", d));
@@ -260,7 +260,7 @@ class CliMannersTest {
             }
         }
         assertEquals(List.of(), problems);
-        // one graph per snapshot (docs/store.md): each still holds its own objects
+        // one graph per snapshot (docs/design/store.md): each still holds its own objects
         for (String[] snapshot : new String[][] {{"before", "685"}, {"after", "871"}}) {
             HeapLoadCommandTest.Run count = run("cypher", "MATCH (o:Object {snapshot: $snapshot}) RETURN count(o) AS n",
                 "-p", "snapshot=" + snapshot[0], "--format", "csv", "--db", d);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Two queries on one store at once (issue 16 item 5): while one holds the store for a query, a second
+ * Two queries on one store at once: while one holds the store for a query, a second
  * {@code heapload query} waits for it with one line naming the holder and its pid, then runs; a load holding the
  * store is one line naming it, exit 1.
  */

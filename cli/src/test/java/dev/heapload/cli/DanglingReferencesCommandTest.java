@@ -17,7 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Issue 17 item 7, references to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
+ * References to nothing, on the hand-written Luau dump {@code testdata/luau/hand-written/dangling-references.json}, whose one table refers to three addresses with no
  * record: {@code (nil)} (a sentinel), {@code 0x90000000} (outside the span of the dump's objects) and {@code 0x1250}
  * (inside it, no object). Of the dump's 10 references 3 (30 %) point to nothing: the load is refused unless
  * {@code --allow-dangling}; the summary counts them per reason; with {@code --keep-dangling} the graph has 3
@@ -77,7 +77,7 @@ class DanglingReferencesCommandTest {
             query(db, "MATCH (o:Object {snapshot:'dangling'})-[r:REF]->(m:Missing {snapshot:'dangling'}) "
                 + "RETURN m.address + ' ' + m.reason + ' <-[' + r.kind + ']- ' + o.address AS a ORDER BY a"));
         assertEquals(List.of("10"), query(db, "MATCH (:Object {snapshot:'dangling'})-[r:REF|WEAK_REF]->() RETURN toString(count(r)) AS a"));
-        // a second load builds a graph of its own (docs/store.md); the snapshot's graph keeps its Missing nodes
+        // a second load builds a graph of its own (docs/design/store.md); the snapshot's graph keeps its Missing nodes
         r = HeapLoadCommandTest.run("--db", db.toString(), "--name", "again", Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json").toString());
         assertEquals(0, r.code(), r.err());
         assertEquals(List.of("3"), query(db, "MATCH (m:Missing {snapshot:'dangling'}) RETURN toString(count(m)) AS a",

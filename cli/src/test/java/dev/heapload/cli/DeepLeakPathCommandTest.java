@@ -15,7 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * Issue 17 item 1, the leak itself 100,000 hops deep (DeepChainCommandTest's leak is one group two hops from its
+ * A leak 100,000 hops deep (DeepChainCommandTest's leak is one group two hops from its
  * root, 100,000 objects below it): the baseline holds DeepChainCommandTest's chain of 100,000 tables under
  * {@code registry.head}, each the next's {@code prev}; the target adds one table of 64 bytes at the chain's end. The
  * leak answer and the report name one group of one object whose path is the root, {@code head} and 100,000

@@ -160,7 +160,7 @@ class DiskFullTest {
             assertOneLine(timed("a --replace on a full disk", "--db", db.toString(), "--replace",
                 testdata.resolve("after.json").toString()),
                 "heapload: not enough disk space in " + dir + " for loading \\(or replacing\\) 'after'" + tail);
-            // a delete is a catalog commit and the removal of the snapshot's files (docs/store.md): it needs no free
+            // a delete is a catalog commit and the removal of the snapshot's files (docs/design/store.md): it needs no free
             // space, so it is not refused here (and would change the state this test checks)
             assertEquals(List.of(), leftovers());
         } finally {
@@ -221,7 +221,7 @@ class DiskFullTest {
     }
 
     /**
-     * A delete is a catalog commit and the removal of the snapshot's files (docs/store.md): on a disk with no byte
+     * A delete is a catalog commit and the removal of the snapshot's files (docs/design/store.md): on a disk with no byte
      * free it still works, and the other snapshot's summary rows and file stay as they were, with no leftovers.
      */
     @Test

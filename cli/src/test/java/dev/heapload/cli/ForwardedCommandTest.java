@@ -23,7 +23,7 @@ import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryWatchdog;
 
 /**
- * The thin client (issue 20 item 6): a command line forwarded to the store's running query daemon
+ * The thin client: a command line forwarded to the store's running query daemon
  * ({@link ForwardingMain#forward}, run there by {@link DaemonCommand#runForwarded}) prints byte for byte what the
  * in-process run prints, with its exit code: saved queries on both snapshots, {@code paths}, ad-hoc Cypher,
  * {@code trend}, one-line errors; a relative {@code --db} resolves in the client's directory. What the daemon does not

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.heapload.cli.HeapLoadCommandTest.Run;
 
 /**
- * Issue 18 on the command line: a pair not compared at load is compared on the first query and gives the same rows
+ * Comparisons on first request on the command line: a pair not compared at load is compared on the first query and gives the same rows
  * on the next (prune, trend of pruned snapshots and the refusal on a pruned snapshot: GraphStoreHistoryTest).
  */
 class HistoryCommandTest {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * dumpers/micropython/heapload_gdb.py, heapdump.py's area walk and heapload's MicroPython reader on targets other
  * than the 64-bit little-endian unix port: 32-bit little-endian ARM, 32-bit big-endian PowerPC, split heaps of two
  * and three areas, with and without debug info. The target is dumpers/micropython/testtarget/mpsim.c, a
- * structure-faithful simulator of MicroPython's heap (not MicroPython: see docs/micropython-dumps.md), compiled with
+ * structure-faithful simulator of MicroPython's heap (not MicroPython: see docs/guide/micropython-dumps.md), compiled with
  * the Debian cross compiler and run under qemu-user's gdbstub; gdb-multiarch stops it twice in
  * {@code mp_micropython_mem_info} (before and after its cache grows) and takes a dump each time. Each dump must read
  * back with exactly what the program made: the {@code GC:} figures it printed, its objects, bytes, strong and weak

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 17 item 6 in {@code heapload micropython}: the fragmentation ratio, the free-run histogram and the 1-block
+ * Fragmentation in {@code heapload micropython}: the fragmentation ratio, the free-run histogram and the 1-block
  * allocations between free runs of a generated printed map; {@code --svg} with two maps draws both; a {@code --ram} file
  * holding two snapshots and a partial one is said in one line and {@code --index} picks one.
  *

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Names are data, never structure (issue 17, item 2). A generated Lua 5.4 pair (heapload's dumper format) holds a
+ * Names are data, never structure. A generated Lua 5.4 pair (heapload's dumper format) holds a
  * table under the string key {@code "cache\nroot registry (table)\nX in table"} that grows a new table under
  * {@code x}, a new table under the string key {@code "[1]"} and one under the integer key {@code 1}. Every output
  * must show the hostile key as one escaped hop (no forged {@code root} line, no extra hop), and the two {@code [1]}

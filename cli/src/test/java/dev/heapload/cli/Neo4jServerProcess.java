@@ -13,7 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Neo4j 5 server in a JVM of its own for tests (issue 19): Neo4j's community entry point
+ * A Neo4j 5 server in a JVM of its own for tests: Neo4j's community entry point
  * ({@code org.neo4j.server.CommunityEntryPoint}) from the test's class path, a generated {@code neo4j.conf} (Bolt on a
  * free localhost port, HTTP off, authentication on), the password set before the first start by neo4j-admin's
  * {@code dbms set-initial-password} (also a child JVM). {@link #close} kills the process.

@@ -24,7 +24,7 @@ import org.neo4j.driver.Session;
 import dev.heapload.cli.HeapLoadCommandTest.Run;
 
 /**
- * The commands with {@code --uri} against a Neo4j server in a process of its own (issue 19): authentication on, a
+ * The commands with {@code --uri} against a Neo4j server in a process of its own: authentication on, a
  * free localhost port ({@link Neo4jServerProcess}). Load, query, report, a heapload process killed midway through a
  * load (invisible, then removed by the next command), listing and delete over the {@code neo4j://} routing scheme.
  */

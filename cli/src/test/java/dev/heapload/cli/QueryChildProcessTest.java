@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Issue 16 item 4: queries that must end a {@code heapload} process of their own (a child JVM) leave the store as it
+ * Queries that must end a {@code heapload} process of their own (a child JVM) leave the store as it
  * was. One store (the bundled event-listeners {@code after.json}) serves the three cases: each child only reads it,
  * and each case compares the store's snapshot list, summary rows and snapshot files ({@link StoreState}) with those
  * taken once before the first child. The waits are hang guards; the times they took are printed, not asserted.

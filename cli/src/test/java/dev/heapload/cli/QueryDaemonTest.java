@@ -26,7 +26,7 @@ import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.embedded.StoreInUseException;
 
 /**
- * The per-store query daemon (issue 20 item 6, issue 16 item 5, issue 16 item 4's backstop): a query routed to it
+ * The per-store query daemon (concurrent readers, the halt backstop): a query routed to it
  * prints byte for byte what the in-process run prints (rows, one-line errors, exit codes, {@code paths}); two queries
  * at once both finish with their exact rows; the "in use" message names it with its pid; a load while it runs asks it
  * to stop, commits, and the next daemon sees the new snapshot; it stops when idle; a query outliving its timeout plus

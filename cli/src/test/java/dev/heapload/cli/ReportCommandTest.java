@@ -159,7 +159,7 @@ class ReportCommandTest {
         assertTrue(md.contains("**FAILED**"), md);
         assertTrue(md.contains("| luau | 186 | 22,099 | 22,011 | 3 | 0 |"), md);
         assertTrue(md.contains("```\nroot registry (table)\n_MODULES in table\nEventBus in table\n"), md);
-        // issue 20: the example head's address and the commands to follow it up
+        // the example head's address and the commands to follow it up
         assertTrue(md.contains("Example head <code>0x560138339de0</code> (largest retained size):\n\n```\n"
             + "heapload query why-alive -p snapshot=after -p address=0x560138339de0\n"
             + "heapload query paths -p snapshot=after -p address=0x560138339de0\n```\n"), md);
@@ -300,7 +300,7 @@ class ReportCommandTest {
     @Test
     void knownLeaksAreListedApartAndNeverFailAGate() throws Exception {
         Path known = tmp.resolve("known.txt");
-        Files.writeString(known, "# accepted for now\nregistry/_MODULES/EventBus/*   # issue 12\n" + TITLES + "\n");
+        Files.writeString(known, "# accepted for now\nregistry/_MODULES/EventBus/*   # bus rewrite\n" + TITLES + "\n");
         Result r = report("known", "--known", known.toString(), "--fail-on", "leak-groups>1");
         assertEquals(0, r.run().code(), r.run().out());
         JsonNode j = r.json();

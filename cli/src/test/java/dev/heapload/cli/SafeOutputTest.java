@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Terminal- and spreadsheet-safe output (issue 16, item 2). The fixture is generated from the bundled event-listeners
+ * Terminal- and spreadsheet-safe output. The fixture is generated from the bundled event-listeners
  * pair: the key {@code ThemeChanged} (on the first leak group's retention path) reads
  * {@code Theme ESC]0;pwned BEL ESC[2J CR Changed LF U+202E =cmd()} in both files, and memory category 0 is named
  * {@code =cmd() ESC[2J} in before.json and {@code @SUM(1) U+202E CR} in after.json. Every text output must show

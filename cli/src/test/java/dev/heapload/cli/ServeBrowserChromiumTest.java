@@ -29,7 +29,7 @@ import dev.heapload.store.embedded.GraphStore;
  * opens Browser connected (no login form), the heapload guide shows by itself with the saved queries filled in, its
  * first query runs from the run icon of its code block and the graph view shows the served style's captions (nodes
  * by snapshot id or by type and label, relationships by name). A screenshot of the graph is kept as
- * {@code target/serve-browser.png}. Also issue 22's temp-file bug: the folder holding Browser's jar (a copy in a
+ * {@code target/serve-browser.png}. Also no temporary file beside Browser: the folder holding Browser's jar (a copy in a
  * folder of its own on the child's class path, as {@code cli/target/lib} holds it for the launcher) is unchanged
  * afterwards, its own modification time included (the launcher takes a newer folder for a stale class-data archive).
  * Skipped without Chromium, as {@link ReportChromiumTest}.
@@ -143,7 +143,7 @@ class ServeBrowserChromiumTest {
             }
         }
         assertEquals(143, serve.exitValue());
-        // issue 22: serving Browser wrote nothing next to its jar
+        // serving Browser wrote nothing next to its jar
         assertEquals(libBefore, listing(lib));
     }
 

@@ -100,7 +100,7 @@ class ServeCommandTest {
         try (GraphStore store = GraphStore.open(empty)) {
             store.database(); // commits an empty graph: a store without snapshots
         }
-        // a store without snapshots has no graph to serve (one graph per snapshot, docs/store.md)
+        // a store without snapshots has no graph to serve (one graph per snapshot, docs/design/store.md)
         assertOneLineError(HeapLoadCommandTest.run("serve", "--db", empty.toString()), "load a dump first");
     }
 
@@ -218,7 +218,7 @@ class ServeCommandTest {
                 System.out.printf("a string doubled by reduce over Bolt ended %.1f s after it began: %s %s%n",
                     (System.nanoTime() - start) / 1e9, doubled.code(), doubled.getMessage());
                 assertEquals(871L, session.run("MATCH (o:Object) RETURN count(o) AS n").single().get("n").asLong());
-                // issue 16 item 1 with the password: writes and LOAD CSV over Bolt are refused (the store is compared
+                // read-only with the password: writes and LOAD CSV over Bolt are refused (the store is compared
                 // after the stop below)
                 Path secret = Files.writeString(tmp.resolve("secret.csv"), "the secret\n");
                 for (String refused : List.of("CREATE (:Object {snapshot: 'after', address: 'evil'})",

@@ -28,7 +28,7 @@ class ServerIdRepairTest {
             .code());
         Path serverId;
         try (Stream<Path> graphs = Files.list(db.resolve("graphs"))) {
-            // one graph per snapshot: graphs/<id>-<generation> (docs/store.md)
+            // one graph per snapshot: graphs/<id>-<generation> (docs/design/store.md)
             List<Path> g = graphs.filter(p -> p.getFileName().toString().startsWith("after-")).toList();
             assertEquals(1, g.size());
             serverId = g.get(0).resolve("data").resolve("server_id");

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.heapload.model.ByteSums;
 
 /**
- * Issue 16 item 4 end to end: a Luau dump whose three objects of 2^62 bytes each sum past 2^63-1 loads (with
+ * Sizes past 2^63 end to end: a Luau dump whose three objects of 2^62 bytes each sum past 2^63-1 loads (with
  * {@code --trust-sizes}, since they are larger than the VM's own total), the load summary carries the saturation
  * warning (the capped sums themselves: {@code ByteSumsTest}).
  */

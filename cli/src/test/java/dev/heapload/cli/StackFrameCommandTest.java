@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 17 item 9 end to end: {@code heapload query why-alive} on a local of a stack frame says which frame holds it
+ * Stack frames end to end: {@code heapload query why-alive} on a local of a stack frame says which frame holds it
  * (the bundled {@code testdata/luau/hand-written/stack-frames.json} that importer's StackFrameTest reads: the table
  * {@code 0x1400} is the local {@code session} of {@code handleRequest}, defined at {@code @main.luau:5}); on a Lua 5.4
  * dump of heapload's dumper ({@code testdata/lua/stack-frames}), which frame of which thread holds a local.

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * What issue 16's acceptance compares before and after each refused or failed command: the store's snapshot list
+ * What the tests compare before and after each refused or failed command: the store's snapshot list
  * ({@code heapload snapshots}, without its load times), a summary query's rows ({@code heapload query summary} in CSV
  * on the newest snapshot) and the SHA-256 of every file in its {@code snapshots/} folder and of its catalog (its
  * comments stripped). Read with the commands a user runs, so a store the failure broke fails here too.

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Implausible sizes (issue 17, item 5). A generated Luau pair: the target adds a userdata printed with size
+ * Implausible sizes. A generated Luau pair: the target adds a userdata printed with size
  * -2147483648 (corrected to 2 GiB) and a buffer of 200,000 bytes, both larger than the VM's total of 100,000 bytes.
  * They are listed in the summary, weigh nothing in leak groups, rankings and gates, unless {@code --trust-sizes}.
- * The trusted load also records {@code --producer} and {@code --vm-version} (issue 17, item 3).
+ * The trusted load also records {@code --producer} and {@code --vm-version}.
  */
 class SuspectSizesTest {
 
@@ -71,7 +71,7 @@ class SuspectSizesTest {
         HeapLoadCommandTest.Run t = HeapLoadCommandTest.run("--db", trusted.toString(), "--no-progress", "--trust-sizes",
             "--producer", "Studio 0.650", "--vm-version", "luau 0.650", before.toString(), after.toString());
         assertEquals(0, t.code(), t.err());
-        // issue 17 item 3: --producer and --vm-version on the Snapshot node and in the catalog
+        // --producer and --vm-version on the Snapshot node and in the catalog
         try (dev.heapload.store.embedded.GraphStore store = dev.heapload.store.embedded.GraphStore.open(trusted)) {
             var summary = store.snapshot("after").orElseThrow();
             assertEquals("Studio 0.650", summary.producer());

@@ -94,7 +94,7 @@ class TrendBoltTest {
         assertEquals(3, byClass(d, "rect", "snapshot-bar").size());
         assertTrue(Files.readString(svg).contains("a&lt;b&amp;&quot;c"));
 
-        // issue 18 over Bolt. A fourth night, the after dump as 'n4': its load compares it with the snapshot before it
+        // leak history over Bolt. A fourth night, the after dump as 'n4': its load compares it with the snapshot before it
         // (the odd id: the before dump), so the ThemeChanged group (event-listeners README: 152 objects, 19,608 bytes,
         // 16 handler tables) appears in n4; the other nights' comparisons have no such group
         Run n4 = run("--uri", uri, "--no-progress", "--name", "n4", bundled("after.json").toString());
@@ -139,7 +139,7 @@ class TrendBoltTest {
         assertEquals(golden, second.out());
         assertEquals("", second.err(), "kept: not compared again");
 
-        // paths and referrers over --uri (issue 20 item 2): the golden rows of the embedded store
+        // paths and referrers over --uri: the golden rows of the embedded store
         Path goldenDir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "golden");
         Run paths = run("query", "paths", "--uri", uri, "-p", "snapshot=n4", "-p", "address=0X56013833B190", "--format", "csv");
         assertEquals(0, paths.code(), paths.err());

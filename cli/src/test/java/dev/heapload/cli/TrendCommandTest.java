@@ -203,7 +203,7 @@ class TrendCommandTest {
             "before,luau,685,55147,78315,620,52703,,",
             "after,luau,871,79118,102286,806,76674,186,23971",
             "\"a<b&\"\"c\",luau,871,79118,102286,806,76674,0,0"), withoutLoadedAt(csv.out()));
-        // the leak history (issue 18 item 4) from the summaries: the ThemeChanged group (README: 152 objects, 19,608
+        // the leak history from the summaries: the ThemeChanged group (README: 152 objects, 19,608
         // bytes, 16 handler tables) appears in 'after' (compared with 'before'), the odd id gains nothing; TrendBoltTest
         // gets the same figures over Bolt
         Run leak = run("trend", "--db", db, "--leak", ReportCommandTest.THEME, "--format", "csv");

@@ -28,7 +28,7 @@ import dev.heapload.model.SnapshotInfo;
 
 /**
  * Reads the JSON heap snapshot written by heapload's Lua dumper ({@code dumpers/lua/heapdump.lua},
- * {@code "format":"lua-heap-snapshot"}, schema in the README) for Lua 5.1-5.4 and LuaJIT 2.1 into a
+ * {@code "format":"lua-heap-snapshot"}, docs/reference/lua-dumper-format.md) for Lua 5.1-5.4 and LuaJIT 2.1 into a
  * {@link HeapSnapshot}. Plain or gzip (by magic bytes); one streaming pass, no document tree.
  *
  * <h2>Objects</h2>

@@ -21,7 +21,7 @@ import java.util.Properties;
  * The committed state of a store: which snapshots it holds, in load order, and for each the directory of its own
  * graph (a Neo4j home under {@code graphs/}), whether it was pruned, and the store's baseline setting. Replacing this
  * file (write to a temporary file, force, atomic rename) is the single commit point of every load, replace, delete,
- * prune and graph build (docs/store.md).
+ * prune and graph build (docs/design/store.md).
  *
  * <p>Format {@code heapload-store-2}; a catalog of format {@code heapload-store-1} (one graph of all snapshots,
  * {@code graph-<generation>}) is read as entries without graphs, {@link #legacy} set, for the migration of

@@ -68,7 +68,7 @@ public final class GraphInput implements Input {
 
         /**
          * A summary-only part: the snapshot's {@code Snapshot} node with its {@code Category} and {@code Stats} nodes
-         * from {@code summary}, no objects (another snapshot of a per-snapshot graph, docs/store.md).
+         * from {@code summary}, no objects (another snapshot of a per-snapshot graph, docs/design/store.md).
          */
         public static Part summaryOnly(Catalog.Entry entry, StoredSummary summary, boolean stored) {
             return new Part(entry, null, null, stored, summary);

@@ -80,7 +80,7 @@ public final class GraphSchema {
      * built with another version gets its graph rebuilt from its snapshot files when it is next opened for queries
      * ({@link GraphStore#database()}). History: 1 (absent from the catalog) RETAINED_BY relationships; 2 the
      * {@code retention} flag on REF instead, and {@code Snapshot.loadOrder}; 3 {@code path} on TOP_RETAINER and GREW;
-     * 4 one graph per snapshot (docs/store.md): a snapshot's graph holds its own objects and comparisons (itself the
+     * 4 one graph per snapshot (docs/design/store.md): a snapshot's graph holds its own objects and comparisons (itself the
      * target) and only the {@code Snapshot}, {@code Category} and {@code Stats} nodes of the store's other snapshots;
      * comparisons are written when a load or a first request asks for them, not for every pair. Recorded per snapshot.
      * Also {@code frame} on stack-slot REFs and {@code Missing} nodes ({@code --keep-dangling}); paths as lists of hops ({@code pathNames}, {@code pathKinds}, {@code pathKeyTypes}, {@code pathTypes}) on

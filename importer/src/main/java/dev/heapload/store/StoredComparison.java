@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * A comparison a load made with a snapshot as the target, as its stored summary keeps it forever (also after
  * {@code heapload prune}): the pair's totals and its largest leak groups ({@link StoredSummary}). What
- * {@code heapload trend --leak} and the report's leak history read, night by night (docs/store.md).
+ * {@code heapload trend --leak} and the report's leak history read, night by night (docs/design/store.md).
  *
  * @param baseline       the id of the snapshot the target was compared with (the previous one in load order, the
  *                       store's baseline, or the first file of the same command)

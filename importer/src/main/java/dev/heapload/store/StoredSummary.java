@@ -29,7 +29,7 @@ import dev.heapload.model.MemoryCategory;
  * retention paths, from which the report's leak fingerprints are computed). The first two are what the
  * {@code Snapshot}, {@code Category} and {@code Stats} nodes of the graph hold, so every snapshot's graph gets them for
  * all other snapshots of the store without reading their models; the comparisons are the leak history of
- * {@code heapload trend --leak} (docs/store.md).
+ * {@code heapload trend --leak} (docs/design/store.md).
  *
  * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM2} ({@code HLSUM1}: without comparisons, read as
  * none), then counts and fields in {@link DataOutputStream} encoding; a few KiB per snapshot, up to some tens of KiB

@@ -13,7 +13,7 @@ import dev.heapload.model.Progress;
 import dev.heapload.model.SnapshotInfo;
 
 /**
- * Issue 17 items 2 and 3: a cross-process pair is compared by retention path, and a hop's name is compared with its
+ * A cross-process pair is compared by retention path, and a hop's name is compared with its
  * key type, so the string key {@code "[1]"} and the number key {@code 1} (both named {@code [1]}) are different paths.
  * Baseline (one process): registry → byName table → under the string key {@code "[1]"} a table. Target (another
  * process, every address different): the same, plus a table under the number key {@code 1} of the same byName table.

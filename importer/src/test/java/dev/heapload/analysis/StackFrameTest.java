@@ -13,7 +13,7 @@ import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Issue 17 item 9: a stack slot's reference carries the frame that holds it (as {@code tree} groups the slots), so
+ * A stack slot's reference carries the frame that holds it (as {@code tree} groups the slots), so
  * retention paths say which frame holds a local. The hand-written Luau dump {@code testdata/luau/hand-written/stack-frames.json}
  * (its README): the main thread's stack is {@code [handleRequest closure, session table, pcall, cache table]} with
  * stacknames {@code ["frame:@main.luau:5:handleRequest", "session", "frame:pcall", null]}.

@@ -183,7 +183,7 @@ class LuaBundledFixturesTest {
         List<String> w = s.info().warnings();
         assertEquals(1, w.size(), w::toString);
         assertTrue(w.get(0).startsWith("1 record(s) of unknown type (first: \"gizmo\" at byte "), w::toString);
-        // the metatable 0xdeadbeef: a reference to nothing, below every object of the dump (issue 17 item 7)
+        // the metatable 0xdeadbeef: a reference to nothing, below every object of the dump
         var d = s.danglingReferences();
         assertEquals(1, d.total());
         assertEquals(1, d.count(dev.heapload.model.DanglingReferences.Reason.OUTSIDE_HEAP));

@@ -14,7 +14,7 @@ import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Known blind spots are said (issue 17, item 10): a Lua 5.1 dump whose C functions have upvalues the debug library
+ * Known blind spots are said: a Lua 5.1 dump whose C functions have upvalues the debug library
  * could not read (coroutine.wrap generators) says how many in its warnings, which the load summary prints. One C
  * function tells its upvalue count by {@code nups} (dumpers since this change), one only by its size (40 + 16n, older
  * dumps), one has none; the number-keyed registry entries also get key type number.
@@ -42,7 +42,7 @@ class LuaHiddenUpvaluesTest {
         Files.writeString(file, dump, StandardCharsets.UTF_8);
         HeapSnapshot s = new LuaHeapDumpReader().read(file, "gen", Progress.NONE);
         assertEquals("lua5.1", s.info().vm());
-        // issue 17 item 3: the dump says its producer and VM version
+        // the dump says its producer and VM version
         assertEquals("heapload heapdump.lua", s.info().producer());
         assertEquals("Lua 5.1", s.info().vmVersion());
         assertEquals(List.of("2 C function(s) with upvalues this dump cannot show (lua5.1's debug library does not read"

@@ -16,7 +16,7 @@ import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * The README's function for saving lua-snapshot's raw table ({@code dumpers/lua/save_snapshot.lua}) writes
+ * The function for saving lua-snapshot's raw table ({@code dumpers/lua/save_snapshot.lua}) writes
  * a file the raw reader loads byte-exactly, on each interpreter ({@code %q} differs: 5.1 writes NUL as
  * {@code \000}, 5.4 as {@code \0}).
  */

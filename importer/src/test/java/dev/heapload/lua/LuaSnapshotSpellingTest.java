@@ -19,7 +19,7 @@ import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Issue 17 item 4: a lua-snapshot raw table written by a tool built with MSVC ({@code %p}: bare upper-case hex padded to
+ * A lua-snapshot raw table written by a tool built with MSVC ({@code %p}: bare upper-case hex padded to
  * 16 digits on 64-bit, 8 on 32-bit, NULL all zeros) loads exactly as the same table written with glibc ({@code 0x} +
  * lower-case hex, NULL {@code (nil)}); and parent lines forged inside keys that hold a newline do not become references.
  *

@@ -22,7 +22,7 @@ import dev.heapload.model.HeapSnapshotFile;
 import dev.heapload.model.Progress;
 
 /**
- * Issue 17 item 9 on Lua: a thread's locals and varargs carry the frame that holds them (function, source, current
+ * Stack frames on Lua: a thread's locals and varargs carry the frame that holds them (function, source, current
  * line, in the words of Lua's traceback), so retention paths say which frame holds a local. The program runs on each
  * interpreter with the dumper: a coroutine suspended in {@code worker} (defined at line 2, yielding at line 4) holds
  * {@code job}; the main chunk (line 14) calls {@code handle}, whose local {@code session} is alive while the harness

@@ -177,7 +177,7 @@ class LuauDumpReaderTest {
         assertEquals(new MemoryCategory(130, "Plugin \"Inspector\"", 672), s.info().categories().get(130));
         assertEquals(new MemoryCategory(131, "Packages\\Roact", 672), s.info().categories().get(131));
         assertEquals(List.of(
-            // fields, not characters (issue 17 item 8): Instance:WaitForChild("Handle") and Plugin "Inspector" hold
+            // fields, not characters: Instance:WaitForChild("Handle") and Plugin "Inspector" hold
             // two stray quotes each, C:\engine\bindings\io three backslashes and Packages\Roact one
             "invalid JSON repaired (Luau spec §7): 2 field(s) with unescaped quotes inside names (4 quote(s)), kept as"
                 + " literal quotes, first at byte 1528",

@@ -15,7 +15,7 @@ import dev.heapload.model.HeapSnapshot;
 import dev.heapload.model.Progress;
 
 /**
- * Unknown records (issue 17, item 8), on a generated dump: a record of a type the reader does not know keeps every
+ * Unknown records, on a generated dump: a record of a type the reader does not know keeps every
  * field holding an address (or an array of them) as {@code unknown-field} references named by the field; a
  * category printed {@code (null)} is "unnamed category N"; a name with three stray quotes is one repaired field.
  */

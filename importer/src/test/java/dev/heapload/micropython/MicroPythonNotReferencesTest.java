@@ -13,7 +13,7 @@ import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 17 item 6: pointer-like words that are not references are counted per kind, and a seed-style RAM file holding
+ * Pointer-like words that are not references are counted per kind, and a seed-style RAM file holding
  * several snapshots back to back is cut into them. On the qemu mps2 dump1 ({@code ram.bin} = [_sdata 0x2e88c, _estack
  * 0x400000)): as dumped, no such word; after writing {@code _estack}, {@code ram_start} and the address of a FREE
  * block (the last block of the pool) into the first three words of an {@code array_data} allocation (raw bytes the GC

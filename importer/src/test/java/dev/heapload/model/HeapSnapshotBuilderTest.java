@@ -48,7 +48,7 @@ class HeapSnapshotBuilderTest {
     }
 
     /**
-     * References to nothing (issue 17 item 7) with declared heap areas and a declared sentinel: per reason, kept one by
+     * References to nothing with declared heap areas and a declared sentinel: per reason, kept one by
      * one with their kind, name and direction (a referrer with no record is the source), and through the snapshot file.
      */
     @Test

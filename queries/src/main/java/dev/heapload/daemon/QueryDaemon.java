@@ -42,7 +42,7 @@ import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.SnapshotNotFoundException;
 
 /**
- * The per-store query daemon (issue 20 item 6, issue 16 item 5): one background process per store that holds the
+ * The per-store query daemon: one background process per store that holds the
  * store open, keeps a snapshot's graph started and the Cypher planner warm, caches the model {@code paths} reads, and
  * answers {@code heapload query}/{@code cypher} over a Unix domain socket only its user can reach, so that queries
  * after the first take well under the 5–9 s of a one-shot run, and two queries at once both run.

@@ -8,7 +8,7 @@ import org.neo4j.graphdb.Transaction;
 /**
  * Bounds one embedded query's run time even when Neo4j's own transaction timeout cannot: Neo4j checks the timeout
  * between rows, so a CPU- or GC-bound expression (a list comprehension over 200 million elements, a {@code collect}
- * of them) ran for minutes past {@code --timeout} (issue 16). At the timeout this watchdog terminates the transaction
+ * of them) ran for minutes past {@code --timeout}. At the timeout this watchdog terminates the transaction
  * ({@link Transaction#terminate()}); when the query has still not ended {@link #GRACE} later it calls its halt
  * action with one line: {@link #EXIT} prints it on stderr and halts the JVM with exit code 1 (no shutdown hooks: a
  * GC-bound JVM may not finish them; the store is only read, so a halted query leaves it as it was).

@@ -11,7 +11,7 @@ import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 
 /**
- * The halt backstop of a served store (issue 16 item 4, the Bolt side): Neo4j ends a Bolt or HTTP transaction at the
+ * The halt backstop of a served store (the Bolt side): Neo4j ends a Bolt or HTTP transaction at the
  * server's {@code db.transaction.timeout} by terminating it, which a CPU- or GC-bound expression may not notice for
  * minutes. Every second this lists the running transactions ({@code SHOW TRANSACTIONS}); when one has run longer
  * than the timeout plus {@link QueryWatchdog#GRACE}, it calls its halt action with one line ({@link QueryWatchdog#EXIT}:

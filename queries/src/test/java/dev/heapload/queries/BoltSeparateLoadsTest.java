@@ -86,7 +86,7 @@ class BoltSeparateLoadsTest {
     }
 
     /**
-     * Issue 18 item 2 over Bolt: before, before again as 'again', then after: each load compares with the previous one
+     * Comparisons over Bolt: before, before again as 'again', then after: each load compares with the previous one
      * only, so before↔after is compared on first request. A comparison that fails inside its transaction leaves the
      * server exactly as it was; the next request compares the pair (reading both snapshots back from the server), the
      * pair queries give the golden and the embedded rows in both directions, and a later request (another process: a
@@ -201,7 +201,7 @@ class BoltSeparateLoadsTest {
         // before once more, as 'again': 'after' is read back from the server as the target (the rows name no ids)
         RemoteGraphStore.on(driver, server.boltURI().toString(), null).load(read(medium, "before", "again"), false,
             Progress.NONE);
-        // a load over Bolt compares the new snapshot with the previous one only, both ways (issue 18 item 5): before↔after
+        // a load over Bolt compares the new snapshot with the previous one only, both ways: before↔after
         // at the second load, after↔again at the third; before and again are not compared
         assertEquals(4L, count("MATCH (d:Diff) RETURN count(d)"), "the pairs of each load and the one before it");
         assertEquals(0L, count("MATCH (d:Diff) WHERE (d.baseline = 'before' AND d.target = 'again') "

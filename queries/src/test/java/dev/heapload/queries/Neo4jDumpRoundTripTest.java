@@ -28,7 +28,7 @@ import dev.heapload.store.offline.DatabaseDump;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * {@code heapload export --neo4j-dump} round trip (issue 19): the event-listeners pair loaded into the embedded store,
+ * {@code heapload export --neo4j-dump} round trip: the event-listeners pair loaded into the embedded store,
  * dumped with {@link DatabaseDump}, loaded by Neo4j's own {@code neo4j-admin database load} (its {@code AdminTool},
  * in process) into a fresh Neo4j home, a DBMS started on it, and every saved query run there: the rows equal the
  * embedded store's, and the dump carries the store's indexes and constraints.

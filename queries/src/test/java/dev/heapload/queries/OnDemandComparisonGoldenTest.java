@@ -22,7 +22,7 @@ import dev.heapload.io.DumpReaders;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Issue 18: a pair a load did not compare is compared on its first request and gives the same golden rows as a pair
+ * A pair a load did not compare is compared on its first request and gives the same golden rows as a pair
  * compared at load (EventListenersGoldenTest). The event-listeners pair is loaded in reverse order ('after' first),
  * so the load of 'before' compares only after → before; before → after is compared when the first pair query asks
  * for it, with one notice, and reused by every later query.

@@ -18,7 +18,7 @@ import dev.heapload.store.StoredComparison;
 import dev.heapload.store.StoredComparison.StoredLeakGroup;
 
 /**
- * Issue 18 item 4: a leak group's objects and bytes night by night from the stored comparisons, when it appeared,
+ * The leak history: a leak group's objects and bytes night by night from the stored comparisons, when it appeared,
  * and "growing" when it gained objects in each of the last N nights; its fingerprint is the report's (same leak,
  * other addresses and counters: same fingerprint).
  */

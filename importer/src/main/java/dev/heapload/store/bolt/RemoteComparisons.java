@@ -27,7 +27,7 @@ import dev.heapload.store.SnapshotSummary;
 import dev.heapload.store.embedded.GraphStore;
 
 /**
- * Comparisons on first request over Bolt (issue 18 item 2): a load over {@code --uri} compares the new snapshot with
+ * Comparisons on first request over Bolt: a load over {@code --uri} compares the new snapshot with
  * the previous complete one and {@code --baseline} only; any other pair is compared here when a pair query,
  * {@code categories} with a baseline, a report or the leak answer first asks for it, as
  * {@link GraphStore#compare} does for the embedded store.

@@ -66,7 +66,7 @@ import dev.heapload.model.Progress;
  * for a marker, then the rest goes in batches. Two processes loading into the same database at once are not
  * supported (each removes the other's marker).
  *
- * <p>Comparisons (issue 18): a load compares its snapshots with each other (their models are in memory) and, in
+ * <p>Comparisons: a load compares its snapshots with each other (their models are in memory) and, in
  * both directions, with the previous complete, analysed snapshot on the server (load order) and with the
  * {@code baseline} given to {@link #load(List, boolean, String, Progress)}; no other stored snapshot is read. Each of
  * those is read back once, streamed, into a model with its stored analysis ({@link StoredSnapshotReader}), compared,
@@ -86,7 +86,7 @@ import dev.heapload.model.Progress;
  * {@code UNWIND range(0, size($p0) - 1) AS k CREATE (n:Labels {key: $p0[k], ...})} returning their internal ids
  * ({@code id(n)}), and the batched relationships seek both ends by internal id ({@code MATCH (a) WHERE id(a) = $s[k]}:
  * no index lookup, no element id to parse); the nodes and relationships of the final transaction, and the stored
- * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/bolt.md.
+ * nodes comparisons point at, are named by element id. Cost and the measurements behind the choices: docs/design/bolt.md.
  * Memory on this side: the models, at most one snapshot read back from the server at a time, {@code WRITERS + 2}
  * batches, a {@code long} per node of the load, and an element id per held node and per object of the server's
  * snapshots read back (a {@code long} when the server's element ids share one prefix).
@@ -112,7 +112,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     BatchHook batchHook = n -> {
     };
 
-    /** Sessions writing batches at once (measured: docs/bolt.md). */
+    /** Sessions writing batches at once (measured: docs/design/bolt.md). */
     static final int WRITERS = 2;
 
     /**
@@ -132,7 +132,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     private final String uri;
     private final SessionConfig sessionConfig;
     private final String database;
-    /** Comparisons on first request (issue 18 item 2 over Bolt). */
+    /** Comparisons on first request, over Bolt. */
     final RemoteComparisons comparisons = new RemoteComparisons(this);
 
     private RemoteGraphStore(Driver driver, boolean ownsDriver, String uri, String database) {
@@ -399,7 +399,7 @@ public final class RemoteGraphStore implements AutoCloseable {
     }
 
     /**
-     * The stored snapshots a load of {@code ids} compares with (issue 18: the pairs a nightly job asks for): the newest
+     * The stored snapshots a load of {@code ids} compares with (the pairs a nightly job asks for): the newest
      * complete, analysed one in load order that is not being replaced, and {@code baseline} when it is stored and
      * analysed. Other pairs are not computed over Bolt.
      *
@@ -1020,7 +1020,7 @@ public final class RemoteGraphStore implements AutoCloseable {
      * keys are sorted, so batches with the same keys send the same statement text (one cached plan). {@code first}
      * names a list with one element per row ({@code $p0}, or {@code $n}: the row indexes when no row has properties), for {@code range(0, size(...) - 1)}.
      * Sending columns instead of a list of maps, and naming the keys in the statement instead of {@code SET n = map},
-     * costs the server less per row (docs/bolt.md).
+     * costs the server less per row (docs/design/bolt.md).
      */
     record Columns(String fields, Map<String, Object> parameters, String first) {
         static Columns of(List<Map<String, Object>> rows) {

@@ -18,7 +18,7 @@ import dev.heapload.store.StoredComparison;
 import dev.heapload.store.StoredSummary;
 
 /**
- * The leak history on a Neo4j server (issue 18 item 4 over Bolt): what the embedded store keeps in each snapshot's
+ * The leak history on a Neo4j server: what the embedded store keeps in each snapshot's
  * summary file ({@link StoredSummary#comparisons()}), kept on the server as small nodes of the snapshot, written in
  * the load's last transaction (with its {@code Snapshot} node, so all or nothing) and deleted with it:
  *

@@ -54,7 +54,7 @@ import dev.heapload.model.Progress;
 
 /**
  * A directory holding any number of heap snapshots, each with an embedded Neo4j graph of its own, for loading now
- * and querying later (schema: {@link GraphSchema}; design and measurements: docs/store.md).
+ * and querying later (schema: {@link GraphSchema}; design and measurements: docs/design/store.md).
  *
  * <h2>Directory layout</h2>
  * <pre>
@@ -87,7 +87,7 @@ import dev.heapload.model.Progress;
  *
  * <h2>Cost</h2>
  * Measured with {@code heapload} on the 2.4M-object entity-system-large snapshot (2.40M nodes, 8.80M relationships,
- * 35.6M properties) on the 2-vCPU project machine: see the README's benchmark section (import about 12–18 s, the
+ * 35.6M properties) on the 2-vCPU project machine: see docs/design/benchmarks.md (import about 12–18 s, the
  * indexes written from the models about 4–6 s with the snapshot file written meanwhile; peak RSS about 1.3–1.5 GiB).
  * Opening the store does not start Neo4j; {@link #database(String)} starts the embedded DBMS on one snapshot's graph
  * (0.4 s warm in the benchmark, about 4 s in a fresh JVM per shared/docs/neo4j-measurements.md §1). A load needs the
@@ -797,7 +797,7 @@ public final class GraphStore implements AutoCloseable {
     /**
      * The graph of snapshot {@code id}, for queries: its objects, references and precomputed nodes, the comparisons
      * with it as the target, and the {@code Snapshot}, {@code Category} and {@code Stats} nodes of every other snapshot
-     * of the store (docs/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
+     * of the store (docs/design/store.md). Read-only (a write fails with {@code WriteOperationsNotAllowedException} and
      * changes nothing), {@code LOAD CSV} of files and URLs refused, {@code dbms.*} configuration procedures removed
      * ({@link EmbeddedDbms#readOnlySettings}). Starts the embedded DBMS on that graph (about 4 s in a fresh JVM; page
      * cache sized to the graph), stopping one started for another snapshot, and keeps it until {@link #close()}, the

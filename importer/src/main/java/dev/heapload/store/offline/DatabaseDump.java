@@ -26,7 +26,7 @@ import dev.heapload.store.SnapshotPrunedException;
 import dev.heapload.model.Progress;
 
 /**
- * A Neo4j 5 database dump of stored snapshots, for a server's administrator (issue 19): the file that
+ * A Neo4j 5 database dump of stored snapshots, for a server's administrator: the file that
  * {@code neo4j-admin database dump} writes, to be loaded with {@code neo4j-admin database load} or, on Enterprise,
  * {@code CREATE DATABASE … OPTIONS {seedURI: …}}.
  *

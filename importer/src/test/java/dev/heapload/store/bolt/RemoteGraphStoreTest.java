@@ -123,7 +123,7 @@ class RemoteGraphStoreTest {
         List<String> relsEmbedded = new ArrayList<>();
         try (GraphStore embedded = GraphStore.open(tmp.resolve("embedded"))) {
             embedded.load(List.of(before, after), false, Progress.NONE);
-            // one graph per snapshot (docs/store.md): the Bolt database holds their union, each node and relationship
+            // one graph per snapshot (docs/design/store.md): the Bolt database holds their union, each node and relationship
             // from the graph of the snapshot it belongs to; the reverse pair, which Bolt writes at load, on demand
             embedded.compare("after", "before");
             for (String id : List.of("before", "after")) {
@@ -267,7 +267,7 @@ class RemoteGraphStoreTest {
     }
 
     /**
-     * Issue 17 item 7 over Bolt: with {@code --keep-dangling} the references to addresses with no record become
+     * References to nothing over Bolt: with {@code --keep-dangling} the references to addresses with no record become
      * {@code Missing} nodes, so the graph's edge count equals the producer's: the hand-written
      * {@code testdata/luau/hand-written/dangling-references.json} has 10 references, 3 of them to nothing (a sentinel,
      * one outside every heap area, one inside the heap but no object). They are written in the batches of the objects

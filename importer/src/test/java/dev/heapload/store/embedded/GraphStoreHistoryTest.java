@@ -35,7 +35,7 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.model.Progress;
 
 /**
- * Issue 18: one graph per snapshot. Which comparisons a load writes (previous snapshot, baseline), on-demand
+ * One graph per snapshot. Which comparisons a load writes (previous snapshot, baseline), on-demand
  * comparisons, the other snapshots' summary nodes kept current after a delete, prune (figures kept, graph and model
  * gone, one-line refusal), the all-or-nothing guarantee of delete, prune and on-demand comparison (each interrupted
  * by a failing hook: the store's files stay byte for byte), and the conversion of a store of the one-graph layout.
