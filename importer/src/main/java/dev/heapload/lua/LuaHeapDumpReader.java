@@ -28,7 +28,7 @@ import dev.heapload.model.SnapshotInfo;
 
 /**
  * Reads the JSON heap snapshot written by heapload's Lua dumper ({@code dumpers/lua/heapdump.lua},
- * {@code "format":"lua-heap-snapshot"}, schema in the README) for Lua 5.1-5.4 and LuaJIT 2.1 into a
+ * {@code "format":"lua-heap-snapshot"}, schema in docs/lua-dumper.md) for Lua 5.1-5.5 and LuaJIT 2.1 into a
  * {@link HeapSnapshot}. Plain or gzip (by magic bytes); one streaming pass, no document tree.
  *
  * <h2>Objects</h2>
@@ -197,8 +197,19 @@ public final class LuaHeapDumpReader {
         private boolean contentStringIds;
         private long vmTotalBytes = -1;
         private int unknownTypes;
-        /** C functions with more upvalues than the dump lists (coroutine.wrap generators on Lua 5.1). */
+        /**
+         * C functions with more upvalues than the dump lists (coroutine.wrap generators on Lua 5.1), the standard
+         * library's own ({@code builtin}: pairs, ipairs, newproxy) left out: what they hide is no program object.
+         */
         private int hiddenUpvalueClosures;
+        /** The sum of the records' sizes, in bytes. */
+        private long objectBytes;
+        /** Userdata whose payload size the dump does not know ({@code payloadSizeUnknown}). */
+        private int unknownPayloads;
+        /** LuaJIT cdata without {@code ctype}: written by a dumper that counted every cdata as 16 bytes. */
+        private int unsizedCdata;
+        /** Warnings the dumper wrote ({@code warnings}). */
+        private final List<String> dumperWarnings = new ArrayList<>();
         private String firstUnknown;
         private int kKey, kValue, kMeta, kEnv, kUpvalue, kFrameFunction, kLocal, kVararg, kUservalue, kCallstack;
 
@@ -264,6 +275,7 @@ public final class LuaHeapDumpReader {
                         objectsSeen = true;
                     }
                     case "roots" -> roots = readRoots();
+                    case "warnings" -> readDumperWarnings();
                     default -> p.skipChildren();
                 }
             }
@@ -277,6 +289,11 @@ public final class LuaHeapDumpReader {
                 throw new DumpFormatException(in.name(), -1, "no \"roots\" member (truncated dump?)");
             }
             addRoots(roots);
+            warnings.addAll(dumperWarnings);
+            String below = belowVmTotal(objectBytes, vmTotalBytes, vm, unknownPayloads, unsizedCdata);
+            if (below != null) {
+                warnings.add(below);
+            }
             if (hiddenUpvalueClosures > 0) {
                 warnings.add(hiddenUpvalueClosures + " C function(s) with upvalues this dump cannot show (" + vm
                     + "'s debug library does not read C upvalues; e.g. coroutine.wrap generators): what they hold"
@@ -308,6 +325,21 @@ public final class LuaHeapDumpReader {
             }
             vm = vmName(version, jit);
             ephemerons = hasEphemerons(vm);
+        }
+
+        /** The dumper's {@code warnings}: an array of strings, each kept as a warning of the snapshot. */
+        private void readDumperWarnings() throws IOException {
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken() == JsonToken.VALUE_STRING) {
+                    dumperWarnings.add(p.getText());
+                } else {
+                    p.skipChildren();
+                }
+            }
         }
 
         /** {@code dumper.name}: the producer ({@code heapload heapdump.lua}). */
@@ -402,6 +434,9 @@ public final class LuaHeapDumpReader {
             String status = null;
             int nups = -1;
             int listedUpvalues = 0;
+            boolean builtin = false;
+            boolean payloadUnknown = false;
+            boolean ctype = false;
             fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
@@ -425,6 +460,9 @@ public final class LuaHeapDumpReader {
                     case "pairs" -> readPairs(weak);
                     case "upvalues" -> listedUpvalues = readUpvalues();
                     case "nups" -> nups = p.getIntValue();
+                    case "builtin" -> builtin = t == JsonToken.VALUE_TRUE;
+                    case "payloadSizeUnknown" -> payloadUnknown = t == JsonToken.VALUE_TRUE;
+                    case "ctype" -> ctype = t == JsonToken.VALUE_STRING;
                     case "frames" -> label = readFrames(null);
                     case "uservalues" -> readUservalues();
                     default -> p.skipChildren();
@@ -447,19 +485,24 @@ public final class LuaHeapDumpReader {
                     // from Lua"): nups from the dumper, or for dumps without it, from its C closure size 40 + 16n
                     int count = nups >= 0 ? nups
                         : "lua5.1".equals(vm) && size > 40 && (size - 40) % 16 == 0 ? (int) ((size - 40) / 16) : 0;
-                    if (count > listedUpvalues) {
+                    if (count > listedUpvalues && !builtin) {
                         hiddenUpvalueClosures++;
                     }
                 }
                 label = source == null ? null : source + ":" + line;
             } else if ("thread".equals(type)) {
                 label = status + (label == null ? "" : " " + label);
+            } else if ("userdata".equals(type)) {
+                unknownPayloads += payloadUnknown ? 1 : 0;
+            } else if ("cdata".equals(type)) {
+                unsizedCdata += ctype ? 0 : 1;
             } else if (!"table".equals(type) && !"userdata".equals(type) && !"cdata".equals(type)) {
                 if (unknownTypes++ == 0) {
                     firstUnknown = "\"" + type + "\" at byte " + p.currentTokenLocation().getByteOffset();
                 }
                 rTarget.clear();
             }
+            objectBytes += size;
             int o;
             try {
                 o = b.defineObject(stringAddress.getOrDefault(id, id), type, size, -1, label);
@@ -745,6 +788,47 @@ public final class LuaHeapDumpReader {
                 }
             }
         }
+    }
+
+    /** Objects adding up to less than this share of the VM's own total are "far below" it ({@link #belowVmTotal}). */
+    static final double FAR_BELOW_SHARE = 0.25;
+
+    /** ... and only when at least this many bytes are missing (a small state is mostly prototypes and the VM's own). */
+    static final long FAR_BELOW_BYTES = 1L << 20;
+
+    /**
+     * The warning for a dump whose objects add up to far less than the VM's own total ({@code collectgarbage("count")}):
+     * under {@link #FAR_BELOW_SHARE} of it with at least {@link #FAR_BELOW_BYTES} missing, naming the likely cause: cdata
+     * written by a dumper that counted each as 16 bytes, userdata whose payloads a dump without the C helper cannot size,
+     * else memory that is in no object of a dump (garbage not collected yet, prototypes, JIT traces, objects awaiting
+     * finalization, C allocations through the Lua allocator); null when the objects are not far below.
+     *
+     * @param objectBytes      the sum of the objects' sizes
+     * @param vmTotal          the VM's total in bytes, or -1
+     * @param vm               {@code lua5.1} … {@code luajit}
+     * @param unknownPayloads  userdata whose payload size the dump does not know
+     * @param unsizedCdata     cdata without a ctype (older dumper)
+     */
+    static String belowVmTotal(long objectBytes, long vmTotal, String vm, int unknownPayloads, int unsizedCdata) {
+        if (vmTotal <= 0 || objectBytes >= vmTotal * FAR_BELOW_SHARE || vmTotal - objectBytes < FAR_BELOW_BYTES) {
+            return null;
+        }
+        String cause;
+        if (unsizedCdata > 0) {
+            cause = String.format(Locale.ROOT, "%,d cdata counted as 16 bytes each by a heapdump.lua without cdata sizes:"
+                + " dump again with the current dumpers/lua/heapdump.lua (it sizes each cdata as LuaJIT allocates it)",
+                unsizedCdata);
+        } else if (unknownPayloads > 0) {
+            cause = String.format(Locale.ROOT, "%,d userdata whose payload sizes this dump does not know (a pure-Lua "
+                + "dumper sees only their headers): load the C helper heapdump_native (docs/lua-dumper.md) for their "
+                + "sizes", unknownPayloads);
+        } else {
+            cause = "memory that is in no object of a dump: garbage not collected yet (collectgarbage(\"collect\") before"
+                + " dumping), function prototypes and their constants, " + ("luajit".equals(vm) ? "JIT traces, " : "")
+                + "objects awaiting finalization, or C code allocating through the Lua allocator";
+        }
+        return String.format(Locale.ROOT, "the objects add up to %,d bytes, %.1f%% of the VM's own total of %,d bytes"
+            + " (collectgarbage(\"count\")); likely cause: %s", objectBytes, 100.0 * objectBytes / vmTotal, vmTotal, cause);
     }
 
     /**
