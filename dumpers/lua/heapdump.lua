@@ -12,7 +12,7 @@
 --   level      how many extra caller frames to leave out of the calling thread's stack (a wrapper such
 --              as a test harness passes 1 to leave its own frame out); default 0
 --   maxstring  write at most this many bytes of each string's contents (the record says "truncated")
---   maxframes  at most this many frames per thread (the top and bottom halves; the dump says how many it
+--   maxframes  at most this many frames per thread (the top ones and the 20 oldest; the dump says how many it
 --              left out): the debug library finds frame n in n steps, so 10^5 frames would take minutes;
 --              default 5000
 --   native     false: do not use heapdump_native even when it is on package.cpath
@@ -42,11 +42,11 @@
 local M = {}
 
 local debug, string, table, io, math, os = debug, string, table, io, math, os
-local type, next, rawget, tostring, pcall, select, error = type, next, rawget, tostring, pcall, select, error
+local type, next, rawget, rawset, tostring, pcall, select, error = type, next, rawget, rawset, tostring, pcall, select, error
 local format, byte, sub, gsub, find = string.format, string.byte, string.sub, string.gsub, string.find
 local concat = table.concat
 local getinfo, getlocal, getupvalue = debug.getinfo, debug.getlocal, debug.getupvalue
-local getmetatable_, setmetatable_ = debug.getmetatable, debug.setmetatable
+local getmetatable_ = debug.getmetatable
 local getfenv_ = debug.getfenv
 local getuservalue = debug.getuservalue
 local upvalueid = debug.upvalueid
@@ -294,8 +294,10 @@ do
 end
 
 -- Frames of a thread (`co`; nil: the calling thread, its levels counted as getinfo counts them in capture's caller),
--- from level `first`: at most `max` (the top and bottom halves when there are more). Returns the list and how
--- many frames were left out.
+-- from level `first`: at most `max`; when there are more, the top ones and the BOTTOM oldest (the debug library walks
+-- n frames to reach frame n: 10^5 frames deep, each bottom frame costs milliseconds). Returns the list and how many
+-- frames were left out.
+local BOTTOM = 20
 local function capture(co, first, max)
   -- levels of the calling thread as seen from here; no tail calls below (a tail call takes its caller's level away)
   local function gi(level, what)
@@ -352,31 +354,23 @@ local function capture(co, first, max)
     if gi(mid, "l") then lo = mid else hi = mid end
   end
   local last = lo
-  local half = floor(max / 2)
-  for k = half + 1, n do list[k] = nil end
-  n = half
-  for l = last - (max - half) + 1, last do
+  local bottom = floor(max / 2)
+  if bottom > BOTTOM then bottom = BOTTOM end
+  local top = max - bottom
+  for k = top + 1, n do list[k] = nil end
+  n = top
+  for l = last - bottom + 1, last do
     local info = gi(l, "Slnfu")
     if info then n = n + 1; list[n] = frame(l, info) end
   end
   return list, (last - first + 1) - n
 end
 
---- Writes a heap snapshot of the running state to `path` (JSON, UTF-8).
--- @param path    file to create (overwritten; written as path .. ".tmp", then renamed)
--- @param options table (see the header) or nil
--- @return the number of objects written
-function M.write(path, options)
-  local countKB = collectgarbage("count")          -- first: the VM's total before the dumper allocates anything
-  if type(path) ~= "string" then
-    local message = "heapdump: no snapshot written: the file name is a " .. type(path) .. ", not a string"
-    pcall(function() io.stderr:write(message, "\n") end)
-    error(message, 2)
-  end
-  options = options or {}
+-- The body of write(), in the walk's coroutine (or, where no coroutine can start, in the caller's thread): stops the
+-- collector, reads the calling thread's frames when they were not read yet, walks, restores the collector, renames the
+-- file. Returns true and the object count, or false and why.
+local function writeIn(path, options, countKB, runningThread, isMain, stack, omitted, stackError)
   local extra = options.level or 0
-  local maxframes = options.maxframes or 5000
-  if maxframes < 2 then maxframes = 2 end
   local native = NATIVE
   if options.native == false then native = nil end
   -- the collector: stopped for the walk when it runs (so no finalizer changes the heap meanwhile) and restarted
@@ -389,20 +383,12 @@ function M.write(path, options)
     elseif ok and r == false then collector = "stopped" end
   end
   if running then collectgarbage("stop") end
-
-  -- the calling thread's frames: level 1 is pcall, 2 this function, 3 its caller
-  local okStack, stack, omitted = pcall(capture, nil, 3 + extra, maxframes)
-  if not okStack then stack, omitted = {}, 0 end
-  for k = 1, #stack do stack[k].level = k end
-  if omitted > 0 then
-    -- levels of the bottom half: their distance from the top
-    local depth = #stack + omitted
-    local half = floor(maxframes / 2)
-    for k = half + 1, #stack do stack[k].level = depth - (#stack - k) end
-  end
-
+  local caller = runningThread
+  if caller == nil and native and native.mainthread then caller = native.mainthread() end
   local tmp = path .. ".tmp"
-  local ok, result = pcall(M._dump, tmp, options, stack, omitted, countKB, collector, native)
+  if isMain == nil then isMain = runningThread == nil end
+  local ok, result = pcall(M._dump, tmp, options, stack, omitted, countKB, collector, native, runningThread, isMain,
+    caller, 2 + extra, stackError)
   if running then pcall(collectgarbage, "restart") end
   if ok then
     local renamed, why = os.rename(tmp, path)
@@ -410,19 +396,89 @@ function M.write(path, options)
       os.remove(path)                              -- Windows: rename does not replace
       renamed, why = os.rename(tmp, path)
     end
-    if renamed then return result end
+    if renamed then return true, result end
     ok, result = false, "cannot rename " .. tmp .. " to " .. path .. ": " .. tostring(why)
   end
   os.remove(tmp)
-  local message = "heapdump: no snapshot written to " .. tostring(path) .. ": " .. tostring(result)
+  return false, result
+end
+
+-- What write() does with writeIn's outcome: the object count, or the reason on stderr and as an error.
+local function finish(path, ok, done, result)
+  if ok and done then return result end
+  if not ok then result = done end
+  local message = "heapdump: no snapshot written" .. (type(path) == "string" and " to " .. path or "") .. ": "
+    .. tostring(result)
   pcall(function() io.stderr:write(message, "\n") end)
-  error(message, 2)
+  error(message, 0)
+end
+
+-- write() on the main thread of 5.1 and LuaJIT without the C helper: that thread is no object the walk's coroutine
+-- could read frames from, so they are read here (level 1 is pcall, 2 this function, 3 pcall, 4 write, 5 its caller).
+local function writeHere(path, options, countKB)
+  local okStack, stack, omitted = pcall(capture, nil, 5 + (options.level or 0), math.max(2, options.maxframes or 5000))
+  local stackError
+  if not okStack then stack, omitted, stackError = {}, 0, stack end
+  local co = coroutine.create(writeIn)
+  local ok, done, result = coroutine.resume(co, path, options, countKB, nil, true, stack, omitted, stackError)
+  if not ok and coroutine.status(co) == "suspended" then
+    ok, done, result = pcall(writeIn, path, options, countKB, nil, true, stack, omitted, stackError)
+  end
+  return ok, done, result
+end
+
+--- Writes a heap snapshot of the running state to `path` (JSON, UTF-8).
+-- @param path    file to create (overwritten; written as path .. ".tmp", then renamed)
+-- @param options table (see the header) or nil
+-- @return the number of objects written
+function M.write(path, options)
+  -- little happens on the caller's stack, which may have no room (a stack overflow's message handler): the work runs
+  -- in a coroutine of its own, whose stack grows as the walk needs; there the calling thread's level 1 is this function
+  local countKB = collectgarbage("count")          -- first: the VM's total before the dumper allocates anything
+  options = options or {}
+  if type(path) ~= "string" then
+    return finish(path, true, false, "the file name is a " .. type(path) .. ", not a string")
+  end
+  if coroutine.running() == nil and not (NATIVE and options.native ~= false) then
+    local here, ok, done, result = pcall(writeHere, path, options, countKB)
+    if not here then
+      -- no room here to read the frames (LuaJIT's stack overflow handler): without them
+      ok, done, result = coroutine.resume(coroutine.create(writeIn), path, options, countKB, nil, true, {}, 0,
+        "no room on the stack to read them: " .. tostring(ok))
+    end
+    return finish(path, ok, done, result)
+  end
+  local co = coroutine.create(writeIn)
+  local ok, done, result = coroutine.resume(co, path, options, countKB, coroutine.running())
+  if not ok and coroutine.status(co) == "suspended" then
+    -- no coroutine could start (the C stack is exhausted): here, without the calling thread's frames
+    local th, main = coroutine.running()
+    ok, done, result = pcall(writeIn, path, options, countKB, th, main, {}, 0,
+      "no coroutine could start to read them: " .. tostring(done))
+  end
+  return finish(path, ok, done, result)
 end
 
 -- the walk; separate so that write() can restore the collector and remove the file on errors.
 -- Output goes piece by piece into a buffer that is handed to file:write as separate arguments, so the
 -- walk makes almost no garbage (the collector is stopped while it runs): no record is concatenated.
-function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
+function M._dump(path, options, stack, stackOmitted, countKB, collector, native, runningThread, isMain, caller, first,
+                 stackError)
+  local maxframes = options.maxframes or 5000
+  if maxframes < 2 then maxframes = 2 end
+  if stack == nil then
+    local okStack
+    okStack, stack, stackOmitted = pcall(capture, caller, first, maxframes)
+    if not okStack then stack, stackOmitted, stackError = {}, 0, stack end
+  end
+  -- levels: 1 is the caller of write
+  for k = 1, #stack do stack[k].level = k end
+  if stackOmitted > 0 then
+    local depth = #stack + stackOmitted
+    local bottom = floor(maxframes / 2)
+    if bottom > BOTTOM then bottom = BOTTOM end
+    for k = #stack - bottom + 1, #stack do stack[k].level = depth - (#stack - k) end
+  end
   local f, openError = io.open(path, "wb")
   if not f then error(openError, 0) end
   local closed = false
@@ -443,8 +499,6 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
     end
 
     local maxstring = options.maxstring
-    local maxframes = options.maxframes or 5000
-    if maxframes < 2 then maxframes = 2 end
     local ids = {}           -- object -> its id as a JSON string (with the quotes)
     local queue, qhead, qtail = {}, 1, 0
     local nstrings, nobjects, nsynthetic = 0, 0, 0
@@ -453,9 +507,7 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
     local warnings = {}
     local sep = "\n"         -- before the next record
     local vararg = {}        -- 5.5 vararg tables (the named "...t" parameter of a running frame)
-    -- 5.2+: (thread, ismain); 5.1 and LuaJIT: nil on the main thread, else the coroutine
-    local runningThread, isMain = coroutine.running()
-    if isMain == nil then isMain = runningThread == nil end
+    -- runningThread: the caller's thread (5.1 and LuaJIT: nil on the main thread)
     local mainthread = nil
     if not OLD then
       -- LUA_RIDX_MAINTHREAD: 1 up to 5.4, 3 since 5.5
@@ -468,14 +520,18 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
     end
     if isMain and runningThread == nil then runningThread = mainthread end
 
+    -- the address tostring prints; a __tostring metamethod is taken out of the metatable for the call (the
+    -- metatable itself stays: setting it again would mark an object with __gc for finalization once more)
     local function addr(v)
       if HAS_P then return format("%p", v) end
       local mt = getmetatable_(v)
       local s
-      if mt ~= nil then
-        setmetatable_(v, nil)
-        s = tostring(v)
-        setmetatable_(v, mt)
+      local ts = mt ~= nil and rawget(mt, "__tostring")
+      if ts then
+        rawset(mt, "__tostring", nil)
+        local ok, r = pcall(tostring, v)
+        rawset(mt, "__tostring", ts)
+        s = ok and r or ""
       else
         s = tostring(v)
       end
@@ -630,7 +686,7 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
       return getupvalue(fn, n)
     end
 
-    local hiddenThreads = 0
+    local omittedThreads, omittedFrames = 0, 0
     local function walk(v)
       local t = type(v)
       local size = 0
@@ -697,7 +753,12 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
         out("]")
       elseif t == "thread" then
         local list, omitted
-        if v == runningThread then list, omitted = stack, stackOmitted else list, omitted = capture(v, 0, maxframes) end
+        if v == runningThread then
+          list, omitted = stack, stackOmitted
+        else
+          list, omitted = capture(v, 0, maxframes)
+          if omitted > 0 then omittedThreads, omittedFrames = omittedThreads + 1, omittedFrames + omitted end
+        end
         notevarargs(list)
         preframes(list)
         start(v, t)
@@ -707,12 +768,18 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
           local env = getfenv_(v)
           if env ~= nil then out(",\"env\":"); out(val(env, true)) end
         end
+        -- estimated: a thread that has not run, plus a CallInfo per frame (5.1: an array doubling from 8), plus the
+        -- stack slots in use beyond the first 40 (each frame's locals and temporaries run up to the next frame)
         local nframes = #list + (omitted or 0)
+        local slots = 0
+        for k = 1, #list do slots = slots + #list[k].locals + #list[k].varargs + 1 end
+        if omitted and omitted > 0 and #list > 0 then slots = slots + floor(slots / #list * omitted) end
+        local stackbytes = slots > 40 and (slots - 40) * (SV == "jit" and 8 or 16) or 0
         if SV == "5.1" then
           local cis = nframes + 1 < 8 and 8 or pow2(nframes + 1)
-          size = SZ.thread + SZ.ci * (cis - 8)
+          size = SZ.thread + SZ.ci * (cis - 8) + stackbytes
         else
-          size = SZ.thread + SZ.ci * nframes
+          size = SZ.thread + SZ.ci * nframes + stackbytes
         end
         frames(list, omitted)
       elseif t == "userdata" then
@@ -838,7 +905,17 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native)
     end
     if stackOmitted > 0 then
       warnings[#warnings + 1] = format("%d frame(s) in the middle of the calling thread's stack are not in this snapshot "
-        .. "(maxframes = %d: the top and bottom halves are), nor what only they hold", stackOmitted, maxframes)
+        .. "(maxframes = %d: the top ones and the %d oldest are), nor what only they hold", stackOmitted, maxframes,
+        BOTTOM < floor(maxframes / 2) and BOTTOM or floor(maxframes / 2))
+    end
+    if omittedThreads > 0 then
+      warnings[#warnings + 1] = format("%d frame(s) of %d coroutine(s) are not in this snapshot (maxframes = %d: the top "
+        .. "ones and the %d oldest of each are), nor what only they hold", omittedFrames, omittedThreads, maxframes,
+        BOTTOM < floor(maxframes / 2) and BOTTOM or floor(maxframes / 2))
+    end
+    if stackError then
+      warnings[#warnings + 1] = "the calling thread's frames could not be read (" .. tostring(stackError) .. "): its "
+        .. "locals are not in this snapshot"
     end
     if changed > 0 then
       warnings[#warnings + 1] = format("%d reference(s) to strings written as null: the heap changed during the dump "

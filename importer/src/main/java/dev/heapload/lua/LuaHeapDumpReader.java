@@ -798,10 +798,11 @@ public final class LuaHeapDumpReader {
 
     /**
      * The warning for a dump whose objects add up to far less than the VM's own total ({@code collectgarbage("count")}):
-     * under {@link #FAR_BELOW_SHARE} of it with at least {@link #FAR_BELOW_BYTES} missing, naming the likely cause: cdata
-     * written by a dumper that counted each as 16 bytes, userdata whose payloads a dump without the C helper cannot size,
-     * else memory that is in no object of a dump (garbage not collected yet, prototypes, JIT traces, objects awaiting
-     * finalization, C allocations through the Lua allocator); null when the objects are not far below.
+     * under {@link #FAR_BELOW_SHARE} of it with at least {@link #FAR_BELOW_BYTES} missing. It names the cause when the
+     * dump shows one (cdata written by a dumper that counted each as 16 bytes), else the memory no object of a dump
+     * shows (garbage, prototypes, JIT traces, the main thread's stack on 5.1/LuaJIT, objects awaiting finalization, C
+     * allocations through the Lua allocator), and the userdata whose payload sizes the dump does not know; null when
+     * the objects are not far below.
      *
      * @param objectBytes      the sum of the objects' sizes
      * @param vmTotal          the VM's total in bytes, or -1
@@ -813,22 +814,22 @@ public final class LuaHeapDumpReader {
         if (vmTotal <= 0 || objectBytes >= vmTotal * FAR_BELOW_SHARE || vmTotal - objectBytes < FAR_BELOW_BYTES) {
             return null;
         }
+        boolean old = "lua5.1".equals(vm) || "luajit".equals(vm);
         String cause;
         if (unsizedCdata > 0) {
-            cause = String.format(Locale.ROOT, "%,d cdata counted as 16 bytes each by a heapdump.lua without cdata sizes:"
-                + " dump again with the current dumpers/lua/heapdump.lua (it sizes each cdata as LuaJIT allocates it)",
-                unsizedCdata);
-        } else if (unknownPayloads > 0) {
-            cause = String.format(Locale.ROOT, "%,d userdata whose payload sizes this dump does not know (a pure-Lua "
-                + "dumper sees only their headers): load the C helper heapdump_native (docs/lua-dumper.md) for their "
-                + "sizes", unknownPayloads);
+            cause = String.format(Locale.ROOT, "likely cause: %,d cdata counted as 16 bytes each by a heapdump.lua without"
+                + " cdata sizes: dump again with the current dumpers/lua/heapdump.lua (it sizes each cdata as LuaJIT"
+                + " allocates it)", unsizedCdata);
         } else {
-            cause = "memory that is in no object of a dump: garbage not collected yet (collectgarbage(\"collect\") before"
-                + " dumping), function prototypes and their constants, " + ("luajit".equals(vm) ? "JIT traces, " : "")
-                + "objects awaiting finalization, or C code allocating through the Lua allocator";
+            cause = "the rest is memory no object of this dump shows: garbage not collected yet (collectgarbage(\"collect\")"
+                + " before dumping), function prototypes and their constants, " + ("luajit".equals(vm) ? "JIT traces, " : "")
+                + (old ? "the main thread's stack (no object on " + vm + " without heapdump_native), " : "")
+                + "objects awaiting finalization, or C code allocating through the Lua allocator"
+                + (unknownPayloads > 0 ? String.format(Locale.ROOT, "; and the payloads of %,d userdata, whose sizes a dump"
+                    + " without the C helper heapdump_native does not know (docs/lua-dumper.md)", unknownPayloads) : "");
         }
         return String.format(Locale.ROOT, "the objects add up to %,d bytes, %.1f%% of the VM's own total of %,d bytes"
-            + " (collectgarbage(\"count\")); likely cause: %s", objectBytes, 100.0 * objectBytes / vmTotal, vmTotal, cause);
+            + " (collectgarbage(\"count\")); %s", objectBytes, 100.0 * objectBytes / vmTotal, vmTotal, cause);
     }
 
     /**
