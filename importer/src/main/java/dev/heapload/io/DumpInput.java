@@ -87,6 +87,19 @@ public final class DumpInput implements Closeable {
     public static final String STANDARD_INPUT = "-";
 
     /**
+     * Refuses {@code -} (standard input, unless a file of that name exists) in words that say why and what to do.
+     *
+     * @param name the name to report (e.g. with the option that gave it)
+     * @throws DumpFormatException one line naming it
+     */
+    public static void refuseStandardInput(Path file, String name) throws DumpFormatException {
+        if (file.toString().equals(STANDARD_INPUT) && !Files.exists(file)) {
+            throw new DumpFormatException(name, -1, "standard input is not read: heapload reads a dump more than once (to"
+                + " detect its format, then to load it); save it to a file first (… > dump.json) and give that file");
+        }
+    }
+
+    /**
      * Refuses what is not a regular file, before anything opens it: {@code -} (standard input, unless a file of that
      * name exists), a directory, and a pipe, FIFO, socket or device
      * ({@code <(…)} process substitution gives a pipe {@code /dev/fd/N}): heapload reads a dump more than once (format
@@ -97,10 +110,7 @@ public final class DumpInput implements Closeable {
      */
     public static void requireRegularFile(Path file) throws DumpFormatException {
         String name = file.toString();
-        if (name.equals(STANDARD_INPUT) && !Files.exists(file)) {
-            throw new DumpFormatException(name, -1, "standard input is not read: heapload reads a dump more than once (to"
-                + " detect its format, then to load it); save it to a file first (… > dump.json) and give that file");
-        }
+        refuseStandardInput(file, name);
         if (Files.isDirectory(file)) {
             throw new DumpFormatException(name, -1, "is a directory, not a dump file");
         }

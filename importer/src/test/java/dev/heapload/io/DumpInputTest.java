@@ -28,6 +28,9 @@ class DumpInputTest {
             + " load it); save it to a file first (… > dump.json) and give that file", e.getMessage());
         org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
             () -> DumpReaders.detect(Path.of("-")));
+        // what the load command calls: the same words, not "no such file"
+        assertEquals(e.getMessage(), org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
+            () -> DumpReaders.read(Path.of("-"), null, dev.heapload.model.Progress.NONE, null)).getMessage());
         // a file that is named - is a file
         Path dash = dir.resolve("-");
         Files.copy(EVENT_LISTENERS, dash);
