@@ -276,7 +276,7 @@ end
 -- The standard library's C functions (found when this module is loaded, so
 -- a coroutine.wrap generator the program stores later in a library table is not one of them). On 5.1 the
 -- debug library cannot read C upvalues: a builtin (pairs, ipairs, newproxy) hides nothing of the program's.
-local BUILTIN = {}
+local BUILTIN = setmetatable({}, { __mode = "k" })
 do
   local loaded = rawget(package or {}, "loaded") or {}
   for _, lib in ipairs({ "_G", "coroutine", "string", "table", "math", "io", "os", "debug", "package", "utf8",

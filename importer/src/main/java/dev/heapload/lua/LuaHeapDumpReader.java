@@ -35,12 +35,12 @@ import dev.heapload.model.SnapshotInfo;
  * One per record of {@code objects}, in file order. Type: {@code table}, {@code function} (a Lua
  * closure), {@code cfunction} (a C function: record {@code "what":"C"}), {@code thread},
  * {@code userdata}, {@code string}, {@code cdata} (LuaJIT); another type name is kept as written and
- * counted in a warning. Shallow size = {@code size} in bytes, the dumper's estimate (the notes' per-version
- * struct sizes). Label: string → its text; function → {@code source:linedefined}; thread → its status and
+ * counted in a warning. Shallow size = {@code size} in bytes: what the VM's allocator counts for the object
+ * (docs/lua-dumper.md; table capacities and thread stacks estimated). Label: string → its text; function → {@code source:linedefined}; thread → its status and
  * top frame; userdata → its metatable's {@code __name}; cdata → its {@code repr}.
  *
  * <h2>Addresses</h2>
- * The record key. Lua 5.4 and LuaJIT write real addresses ({@code %p}) for every object, strings included;
+ * The record key. Lua 5.4, 5.5 and LuaJIT write real addresses ({@code %p}) for every object, strings included;
  * Lua 5.1-5.3 have no printable string address, so the dumper writes ids {@code s1, s2, …} by content; this
  * reader replaces them by {@code 0x4…}: 2^62 plus the low 62 bits of a 64-bit FNV-1a hash of the string's
  * bytes, so the same text has the same address in two snapshots and {@link
@@ -70,7 +70,7 @@ import dev.heapload.model.SnapshotInfo;
  *   <li>weak values: [value] references are {@link HeapSnapshot#WEAK};</li>
  *   <li>weak keys: [key] references are {@link HeapSnapshot#WEAK}; the value of such an entry is, on
  *       Lua 5.2, 5.3 and 5.4, an {@link HeapSnapshot#EPHEMERON_VALUE} (alive only while the key is reachable
- *       otherwise; Lua 5.4 lgc.c {@code traverseephemeron}), and on Lua 5.1 and LuaJIT a {@link
+ *       otherwise; Lua 5.4 lgc.c {@code traverseephemeron}; 5.5 keeps the rule), and on Lua 5.1 and LuaJIT a {@link
  *       HeapSnapshot#WEAK_KEY_VALUE} (strong while the entry survives; entries with unreachable keys are
  *       dropped; Lua 5.1 lgc.c {@code traversetable} / {@code cleartable});</li>
  *   <li>strings are never weak (lgc.c {@code iscleared}: strings are values), nor are number and boolean
@@ -84,6 +84,12 @@ import dev.heapload.model.SnapshotInfo;
  * {@code typeMetatables}, then the calling thread: {@code callstack} → the thread when the dump names it,
  * else (the main thread of 5.1 / LuaJIT, which is no visible object) one root per frame function, local
  * and vararg, named {@code stack <source>:<line> <local>}.
+ *
+ * <h2>Warnings</h2>
+ * The dumper's own ({@code warnings}: what it could not see) are kept. C functions with more upvalues than the dump
+ * lists (Lua 5.1 without the C helper) are counted in one warning, the standard library's ({@code builtin}) left out.
+ * Objects adding up to under a quarter of the VM's total ({@code stats.gcCountKB}) give one warning naming the likely
+ * cause ({@link #belowVmTotal}).
  *
  * <h2>Errors</h2>
  * One-line {@link DumpFormatException}s naming the file and byte offset: not JSON, cut short ("unexpected
@@ -127,7 +133,7 @@ public final class LuaHeapDumpReader {
      *
      * @param version {@code _VERSION}, e.g. {@code Lua 5.4}
      * @param jit     {@code jit.version} or {@code null}
-     * @return {@code luajit}, {@code lua5.1} … {@code lua5.4}
+     * @return {@code luajit}, {@code lua5.1} … {@code lua5.5}
      */
     public static String vmName(String version, String jit) {
         if (jit != null) {
