@@ -115,13 +115,8 @@ class LuaAwkwardPlacesTest {
         HeapAnalysis a = HeapAnalyzer.analyze(s, Progress.NONE);
         int found = 0;
         for (int o = 0; o < s.objectCount(); o++) {
-            if (a.reachable()[o] && s.type(o).equals("table")) {
-                for (int r = s.firstReference(o); r < s.firstReference(o + 1); r++) {
-                    int t = s.referenceTarget(r);
-                    if (s.referenceKind(r).equals("key") && s.type(t).equals("string") && key.equals(s.label(t))) {
-                        found++;
-                    }
-                }
+            if (a.reachable()[o] && s.type(o).equals("table") && LuaRuns.hasKey(s, o, key)) {
+                found++;
             }
         }
         assertEquals(1, found, vm + ": reachable tables with the key " + key);

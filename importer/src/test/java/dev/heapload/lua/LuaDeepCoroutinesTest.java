@@ -57,7 +57,7 @@ class LuaDeepCoroutinesTest {
         boolean blind = (vm.equals("lua5.1") || vm.equals("luajit")) && !helper && depth > 1;
         int seen = 0;
         for (int o = 0; o < s.objectCount(); o++) {
-            if (a.reachable()[o] && s.type(o).equals("table") && hasKey(s, o, "depth")) {
+            if (a.reachable()[o] && s.type(o).equals("table") && LuaRuns.hasKey(s, o, "depth")) {
                 seen++;
             }
         }
@@ -73,15 +73,5 @@ class LuaDeepCoroutinesTest {
         } else {
             assertEquals(List.of(), s.info().warnings());
         }
-    }
-
-    private static boolean hasKey(HeapSnapshot s, int table, String key) {
-        for (int r = s.firstReference(table); r < s.firstReference(table + 1); r++) {
-            int t = s.referenceTarget(r);
-            if (s.referenceKind(r).equals("key") && s.type(t).equals("string") && key.equals(s.label(t))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

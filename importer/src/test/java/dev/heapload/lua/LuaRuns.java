@@ -202,6 +202,17 @@ final class LuaRuns {
         }
     }
 
+    /** Whether {@code table} has a reference of kind key to the string {@code key}. */
+    static boolean hasKey(HeapSnapshot s, int table, String key) {
+        for (int r = s.firstReference(table); r < s.firstReference(table + 1); r++) {
+            int t = s.referenceTarget(r);
+            if (s.referenceKind(r).equals("key") && s.type(t).equals("string") && key.equals(s.label(t))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static HeapSnapshot read(Path file) {
         try {
             return new LuaHeapDumpReader().read(file, file.getFileName().toString().replace(".json", ""), Progress.NONE);
