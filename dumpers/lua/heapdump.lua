@@ -50,6 +50,10 @@ local getmetatable_ = debug.getmetatable
 local getfenv_ = debug.getfenv
 local getuservalue = debug.getuservalue
 local upvalueid = debug.upvalueid
+-- the library functions the dumper calls, as they are when it is loaded (a program may wrap them later)
+local cocreate, coresume, costatus, corunning = coroutine.create, coroutine.resume, coroutine.status, coroutine.running
+local rename, remove, open, stderr = os.rename, os.remove, io.open, io.stderr
+local rep, max = string.rep, math.max
 local mathtype = math.type
 local huge = math.huge
 local floor = math.floor
@@ -79,7 +83,7 @@ end
 
 -- a buffer larger than LUAL_BUFFERSIZE makes lauxlib create its box metatable in the registry once ("LUABOX" in
 -- 5.3, "_UBOX*" in 5.4+); create it now, on loading, so it is not a "new" object in a later snapshot
-do local _ = string.rep("x", 8192) end
+do local _ = rep("x", 8192) end
 
 -- the ffi library (LuaJIT) for cdata sizes: the program's, else loaded at the first cdata (loading it on load would add
 -- the ffi module's objects to every snapshot)
@@ -261,7 +265,7 @@ local function hexdigits(out, s, n)
   for i = 1, n, CHUNK do
     local j = i + CHUNK - 1
     if j > n then j = n end
-    out(format(string.rep("%02x", j - i + 1), byte(s, i, j)))
+    out(format(rep("%02x", j - i + 1), byte(s, i, j)))
   end
 end
 
@@ -391,15 +395,15 @@ local function writeIn(path, options, countKB, runningThread, isMain, stack, omi
     caller, 2 + extra, stackError)
   if running then pcall(collectgarbage, "restart") end
   if ok then
-    local renamed, why = os.rename(tmp, path)
+    local renamed, why = rename(tmp, path)
     if not renamed then
-      os.remove(path)                              -- Windows: rename does not replace
-      renamed, why = os.rename(tmp, path)
+      remove(path)                              -- Windows: rename does not replace
+      renamed, why = rename(tmp, path)
     end
     if renamed then return true, result end
     ok, result = false, "cannot rename " .. tmp .. " to " .. path .. ": " .. tostring(why)
   end
-  os.remove(tmp)
+  remove(tmp)
   return false, result
 end
 
@@ -409,19 +413,19 @@ local function finish(path, ok, done, result)
   if not ok then result = done end
   local message = "heapdump: no snapshot written" .. (type(path) == "string" and " to " .. path or "") .. ": "
     .. tostring(result)
-  pcall(function() io.stderr:write(message, "\n") end)
+  pcall(function() stderr:write(message, "\n") end)
   error(message, 0)
 end
 
 -- write() on the main thread of 5.1 and LuaJIT without the C helper: that thread is no object the walk's coroutine
 -- could read frames from, so they are read here (level 1 is pcall, 2 this function, 3 pcall, 4 write, 5 its caller).
 local function writeHere(path, options, countKB)
-  local okStack, stack, omitted = pcall(capture, nil, 5 + (options.level or 0), math.max(2, options.maxframes or 5000))
+  local okStack, stack, omitted = pcall(capture, nil, 5 + (options.level or 0), max(2, options.maxframes or 5000))
   local stackError
   if not okStack then stack, omitted, stackError = {}, 0, stack end
-  local co = coroutine.create(writeIn)
-  local ok, done, result = coroutine.resume(co, path, options, countKB, nil, true, stack, omitted, stackError)
-  if not ok and coroutine.status(co) == "suspended" then
+  local co = cocreate(writeIn)
+  local ok, done, result = coresume(co, path, options, countKB, nil, true, stack, omitted, stackError)
+  if not ok and costatus(co) == "suspended" then
     ok, done, result = pcall(writeIn, path, options, countKB, nil, true, stack, omitted, stackError)
   end
   return ok, done, result
@@ -439,20 +443,20 @@ function M.write(path, options)
   if type(path) ~= "string" then
     return finish(path, true, false, "the file name is a " .. type(path) .. ", not a string")
   end
-  if coroutine.running() == nil and not (NATIVE and options.native ~= false) then
+  if corunning() == nil and not (NATIVE and options.native ~= false) then
     local here, ok, done, result = pcall(writeHere, path, options, countKB)
     if not here then
       -- no room here to read the frames (LuaJIT's stack overflow handler): without them
-      ok, done, result = coroutine.resume(coroutine.create(writeIn), path, options, countKB, nil, true, {}, 0,
+      ok, done, result = coresume(cocreate(writeIn), path, options, countKB, nil, true, {}, 0,
         "no room on the stack to read them: " .. tostring(ok))
     end
     return finish(path, ok, done, result)
   end
-  local co = coroutine.create(writeIn)
-  local ok, done, result = coroutine.resume(co, path, options, countKB, coroutine.running())
-  if not ok and coroutine.status(co) == "suspended" then
+  local co = cocreate(writeIn)
+  local ok, done, result = coresume(co, path, options, countKB, corunning())
+  if not ok and costatus(co) == "suspended" then
     -- no coroutine could start (the C stack is exhausted): here, without the calling thread's frames
-    local th, main = coroutine.running()
+    local th, main = corunning()
     ok, done, result = pcall(writeIn, path, options, countKB, th, main, {}, 0,
       "no coroutine could start to read them: " .. tostring(done))
   end
@@ -479,7 +483,7 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
     if bottom > BOTTOM then bottom = BOTTOM end
     for k = #stack - bottom + 1, #stack do stack[k].level = depth - (#stack - k) end
   end
-  local f, openError = io.open(path, "wb")
+  local f, openError = open(path, "wb")
   if not f then error(openError, 0) end
   local closed = false
   local okWalk, result = pcall(function()
@@ -762,7 +766,7 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
         notevarargs(list)
         preframes(list)
         start(v, t)
-        local status = (v == runningThread) and "running" or coroutine.status(v)
+        local status = (v == runningThread) and "running" or costatus(v)
         out(",\"status\":\""); out(status); out("\"")
         if getfenv_ then
           local env = getfenv_(v)

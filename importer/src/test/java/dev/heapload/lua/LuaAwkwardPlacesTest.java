@@ -76,7 +76,12 @@ class LuaAwkwardPlacesTest {
             }
         }
         switch (mode) {
-            case "finalizer" -> assertReaches(vm, out.resolve("finalizer.json"), "finalized");
+            case "finalizer" -> {
+                assertReaches(vm, out.resolve("finalizer.json"), "finalized");
+                // the finalizer ran once: the dump did not arm it again (5.2/5.3 set a metatable with __gc again when
+                // the dumper took it off an object to read its address)
+                assertEquals(1, o.split("result: ", -1).length - 1, o);
+            }
             case "handler" -> assertReaches(vm, out.resolve("handler.json"), "request");
             case "overflow" -> {
                 HeapSnapshot s = LuaRuns.read(out.resolve("overflow.json"));
