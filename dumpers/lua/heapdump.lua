@@ -373,7 +373,7 @@ end
 -- The body of write(), in the walk's coroutine (or, where no coroutine can start, in the caller's thread): stops the
 -- collector, reads the calling thread's frames when they were not read yet, walks, restores the collector, renames the
 -- file. Returns true and the object count, or false and why.
-local function writeIn(path, options, countKB, runningThread, isMain, stack, omitted, stackError)
+local function writeIn(path, options, countKB, runningThread, isMain, stack, omitted, stackError, main)
   local extra = options.level or 0
   local native = NATIVE
   if options.native == false then native = nil end
@@ -388,7 +388,7 @@ local function writeIn(path, options, countKB, runningThread, isMain, stack, omi
   end
   if running then collectgarbage("stop") end
   local caller = runningThread
-  if caller == nil and native and native.mainthread then caller = native.mainthread() end
+  if caller == nil and native then caller = main end
   local tmp = path .. ".tmp"
   if isMain == nil then isMain = runningThread == nil end
   local ok, result = pcall(M._dump, tmp, options, stack, omitted, countKB, collector, native, runningThread, isMain,
@@ -443,7 +443,11 @@ function M.write(path, options)
   if type(path) ~= "string" then
     return finish(path, true, false, "the file name is a " .. type(path) .. ", not a string")
   end
-  if corunning() == nil and not (NATIVE and options.native ~= false) then
+  local main = nil
+  if corunning() == nil and NATIVE and options.native ~= false and NATIVE.mainthread then
+    main = NATIVE.mainthread()                     -- called on the main thread: the helper learns it now if not yet
+  end
+  if corunning() == nil and main == nil then
     local here, ok, done, result = pcall(writeHere, path, options, countKB)
     if not here then
       -- no room here to read the frames (LuaJIT's stack overflow handler): without them
@@ -453,11 +457,11 @@ function M.write(path, options)
     return finish(path, ok, done, result)
   end
   local co = cocreate(writeIn)
-  local ok, done, result = coresume(co, path, options, countKB, corunning())
+  local th, ismain = corunning()
+  local ok, done, result = coresume(co, path, options, countKB, th, ismain, nil, nil, nil, main)
   if not ok and costatus(co) == "suspended" then
     -- no coroutine could start (the C stack is exhausted): here, without the calling thread's frames
-    local th, main = corunning()
-    ok, done, result = pcall(writeIn, path, options, countKB, th, main, {}, 0,
+    ok, done, result = pcall(writeIn, path, options, countKB, th, ismain, {}, 0,
       "no coroutine could start to read them: " .. tostring(done))
   end
   return finish(path, ok, done, result)

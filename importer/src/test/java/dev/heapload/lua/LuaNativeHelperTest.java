@@ -23,6 +23,37 @@ class LuaNativeHelperTest {
     @TempDir
     Path tmp;
 
+    /**
+     * heapdump.lua (and with it the helper) loaded inside a coroutine, the dump written on the main thread: the helper
+     * learns the main thread there, and the main chunk's locals hang off it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.1", "luajit"})
+    void theMainThreadIsLearntWhenTheDumpIsWrittenOnIt(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path modules = tmp.resolve("cmodules");
+        Assumptions.assumeTrue(LuaRuns.buildNative(vm, modules), "no C compiler or no Lua headers for " + vm);
+        Path program = tmp.resolve("late.lua");
+        java.nio.file.Files.writeString(program, String.join("\n",
+            "local heapdump",
+            "coroutine.wrap(function() heapdump = require \"heapdump\" end)()",
+            "local keep = { marker = \"main chunk\" }",
+            "heapdump.write(os.getenv(\"HEAPDUMP_DIR\") .. \"/late.json\")",
+            ""));
+        LuaRuns.run(vm, program, tmp, modules);
+        dev.heapload.model.HeapSnapshot s = LuaRuns.read(tmp.resolve("late.json"));
+        assertEquals(List.of(), s.info().warnings());
+        dev.heapload.analysis.HeapAnalysis a = dev.heapload.analysis.HeapAnalyzer.analyze(s, dev.heapload.model.Progress.NONE);
+        int marker = -1;
+        for (int o = 0; o < s.objectCount(); o++) {
+            if (s.type(o).equals("table") && LuaRuns.hasKey(s, o, "marker")) {
+                marker = o;
+            }
+        }
+        assertEquals(List.of("mainthread", "keep in frame main chunk (late.lua:4)"),
+            dev.heapload.analysis.RetentionPath.names(s, a, marker));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"lua5.1", "luajit"})
     void generatorsAndTheMainThreadAreSeen(String vm) {
