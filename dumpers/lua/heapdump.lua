@@ -708,8 +708,8 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
           local w = (find(mode, "k", 1, true) and "k" or "") .. (find(mode, "v", 1, true) and "v" or "")
           if w ~= "" then out(",\"weak\":\""); out(w); out("\"") end
         end
-        local border = #v   -- raw length on 5.1/LuaJIT (no __len for tables there)
-        if not OLD then border = rawlen(v) end
+        local border          -- the raw length: 5.1/LuaJIT have no __len for tables, 5.2+ would call it for #
+        if OLD then border = #v else border = rawlen(v) end
         local narr, nhash, first = 0, 0, true
         out(",\"pairs\":[")
         for k, x in next, v do
