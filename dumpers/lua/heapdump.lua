@@ -600,7 +600,9 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
     end
 
     local function ptr(v)
-      return HAS_P and format("%p", v) or tostring(v):match("0x%x+") or "?"
+      if HAS_P then return format("%p", v) end
+      local ok, text = pcall(tostring, v)              -- light userdata share one metatable, which may have __tostring
+      return ok and type(text) == "string" and text:match("0x%x+") or "?"
     end
 
     -- JSON text of a value: a string = an object id; numbers, booleans; special values as objects. Inside a
