@@ -17,8 +17,9 @@
 --              default 5000
 --   native     false: do not use heapdump_native even when it is on package.cpath
 --
--- What it does, in order: stops the collector when it runs (restored afterwards; Lua 5.1 cannot tell whether
--- it runs, so there it is left as it is), records the calling thread's frames, then walks the object graph
+-- What it does, in order, in a coroutine of its own (the caller's stack may have no room left): stops the collector
+-- when it runs (restored afterwards; Lua 5.1 cannot tell whether it runs, so there it is left as it is), records
+-- the calling thread's frames, then walks the object graph
 -- breadth-first (iteratively, so 10^4-deep chains are fine) from the roots: the registry, the globals, the
 -- main thread, the per-type metatables (string, number, ...) and the calling thread's stack. Every object is
 -- written once, as soon as it is reached, to the file through a small buffer (the whole dump is never one
@@ -27,7 +28,7 @@
 -- leaves no file behind, says why on stderr and raises the error.
 --
 -- Identity: Lua 5.4, 5.5 and LuaJIT: string.format("%p") (real addresses of every collectable, strings
--- included). Lua 5.1-5.3: the address tostring() prints (with the metatable removed for the call); strings
+-- included). Lua 5.1-5.3: the address tostring() prints (a __tostring taken out of the metatable for the call); strings
 -- have no printable address there and get ids "s1", "s2", ... by content. A string record is always written
 -- before the first record that refers to it.
 --
@@ -42,9 +43,8 @@
 local M = {}
 
 local debug, string, table, io, math, os = debug, string, table, io, math, os
-local type, next, rawget, rawset, tostring, pcall, select, error = type, next, rawget, rawset, tostring, pcall, select, error
+local type, next, rawget, rawset, tostring, pcall, error = type, next, rawget, rawset, tostring, pcall, error
 local format, byte, sub, gsub, find = string.format, string.byte, string.sub, string.gsub, string.find
-local concat = table.concat
 local getinfo, getlocal, getupvalue = debug.getinfo, debug.getlocal, debug.getupvalue
 local getmetatable_ = debug.getmetatable
 local getfenv_ = debug.getfenv

@@ -9,7 +9,8 @@ ffi.cdef [[
   typedef struct { int id; } hl_handle;
 ]]
 local Handle = ffi.metatype("hl_handle", { __index = { describe = function(self) return "handle " .. self.id end },
-  __tostring = function(self) return "handle " .. self.id end })
+  __tostring = function() error("the dumper must not call __tostring") end,
+  __len = function() error("the dumper must not call __len") end })
 Scene = {
   frame = ffi.new("uint32_t[?]", 1024 * 1024),            -- 4 MiB
   vertices = ffi.new("hl_vec3[?]", 262144),                -- 3 MiB
