@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "heapload", mixinStandardHelpOptions = true, versionProvider = HeapLoad.Version.class,
     sortOptions = false,
     description = {
-        "Loads heap snapshots of embedded script VMs (Luau lua_memorydump JSON; Lua 5.1-5.4/LuaJIT JSON of "
+        "Loads heap snapshots of embedded script VMs (Luau lua_memorydump JSON; Lua 5.1-5.5/LuaJIT JSON of "
             + "heapload's dumper or lua-snapshot; .json or .json.gz; MicroPython: see the micropython command) into a "
             + "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths, "
             + "dominators, retained size), and prints a summary of each.",

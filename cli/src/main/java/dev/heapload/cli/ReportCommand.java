@@ -255,6 +255,7 @@ final class ReportCommand implements Callable<Integer> {
             return;
         }
         String name = (option == null ? "" : option + " ") + file;
+        dev.heapload.io.DumpInput.refuseStandardInput(file, name);
         if (Files.isDirectory(file)) {
             throw new DumpFormatException(name, -1, "is a directory, not a file");
         }

@@ -10,7 +10,9 @@ import dev.heapload.model.HeapSnapshot;
  * Which objects of a target snapshot are new relative to a baseline snapshot of the same process.
  *
  * <p>Identity rule: an object of the target is the same object as one of the baseline when both have
- * the same address, the same type <b>and</b> the same memory category, and, for strings, the same size.
+ * the same address, the same type <b>and</b> the same memory category, and, for strings, the same size and
+ * the same text (when both snapshots have it: a string's text never changes, and allocators round string sizes,
+ * LuaJIT to 4 bytes, so a new string of another text can have the size of the freed one at its address).
  * A freed address can be reused by a new object (shared/docs/formats/luau-luaC_dump.md §3), so an address
  * alone does not prove identity: an address reused by an object of another type, another category or,
  * for strings, another length, counts as new. The category is part of the rule because a VM stamps it
@@ -58,7 +60,8 @@ public record SnapshotDiff(boolean[] isNew, int[] sameAddress, int newCount, int
             sameAddress[o] = b;
             boolean same = b >= 0 && baseline.type(b).equals(target.type(o))
                 && baseline.category(b) == target.category(o)
-                && (!"string".equals(target.type(o)) || baseline.shallowSize(b) == target.shallowSize(o));
+                && (!"string".equals(target.type(o)) || (baseline.shallowSize(b) == target.shallowSize(o)
+                    && sameText(baseline.label(b), target.label(o))));
             if (!same) {
                 isNew[o] = true;
                 count++;
@@ -68,5 +71,10 @@ public record SnapshotDiff(boolean[] isNew, int[] sameAddress, int newCount, int
             }
         }
         return new SnapshotDiff(isNew, sameAddress, count, reused);
+    }
+
+    /** Two strings' texts match, or one of them is unknown (a dump without string contents). */
+    private static boolean sameText(String a, String b) {
+        return a == null || b == null || a.equals(b);
     }
 }

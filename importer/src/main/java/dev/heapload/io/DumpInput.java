@@ -83,8 +83,25 @@ public final class DumpInput implements Closeable {
         }
     }
 
+    /** The file name that means standard input to command-line tools. */
+    public static final String STANDARD_INPUT = "-";
+
     /**
-     * Refuses what is not a regular file, before anything opens it: a directory, and a pipe, FIFO, socket or device
+     * Refuses {@code -} (standard input, unless a file of that name exists) in words that say why and what to do.
+     *
+     * @param name the name to report (e.g. with the option that gave it)
+     * @throws DumpFormatException one line naming it
+     */
+    public static void refuseStandardInput(Path file, String name) throws DumpFormatException {
+        if (file.toString().equals(STANDARD_INPUT) && !Files.exists(file)) {
+            throw new DumpFormatException(name, -1, "standard input is not read: heapload reads a dump more than once (to"
+                + " detect its format, then to load it); save it to a file first (… > dump.json) and give that file");
+        }
+    }
+
+    /**
+     * Refuses what is not a regular file, before anything opens it: {@code -} (standard input, unless a file of that
+     * name exists), a directory, and a pipe, FIFO, socket or device
      * ({@code <(…)} process substitution gives a pipe {@code /dev/fd/N}): heapload reads a dump more than once (format
      * detection reads its first 4 KiB, the reader all of it), which a pipe cannot give, and reading a FIFO without a
      * writer would wait forever.
@@ -93,6 +110,7 @@ public final class DumpInput implements Closeable {
      */
     public static void requireRegularFile(Path file) throws DumpFormatException {
         String name = file.toString();
+        refuseStandardInput(file, name);
         if (Files.isDirectory(file)) {
             throw new DumpFormatException(name, -1, "is a directory, not a dump file");
         }

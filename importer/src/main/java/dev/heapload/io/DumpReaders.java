@@ -82,6 +82,7 @@ public final class DumpReaders {
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress, String format, boolean keepDangling)
         throws IOException {
+        DumpInput.refuseStandardInput(file, file.toString());
         if (!Files.exists(file)) {
             throw new DumpFormatException(file.toString(), -1, "no such file");
         }

@@ -28,19 +28,19 @@ import dev.heapload.model.SnapshotInfo;
 
 /**
  * Reads the JSON heap snapshot written by heapload's Lua dumper ({@code dumpers/lua/heapdump.lua},
- * {@code "format":"lua-heap-snapshot"}, docs/reference/lua-dumper-format.md) for Lua 5.1-5.4 and LuaJIT 2.1 into a
+ * {@code "format":"lua-heap-snapshot"}, docs/reference/lua-dumper-format.md) for Lua 5.1-5.5 and LuaJIT 2.1 into a
  * {@link HeapSnapshot}. Plain or gzip (by magic bytes); one streaming pass, no document tree.
  *
  * <h2>Objects</h2>
  * One per record of {@code objects}, in file order. Type: {@code table}, {@code function} (a Lua
  * closure), {@code cfunction} (a C function: record {@code "what":"C"}), {@code thread},
  * {@code userdata}, {@code string}, {@code cdata} (LuaJIT); another type name is kept as written and
- * counted in a warning. Shallow size = {@code size} in bytes, the dumper's estimate (the notes' per-version
- * struct sizes). Label: string → its text; function → {@code source:linedefined}; thread → its status and
+ * counted in a warning. Shallow size = {@code size} in bytes: what the VM's allocator counts for the object
+ * (docs/reference/lua-dumper-format.md; table capacities and thread stacks estimated). Label: string → its text; function → {@code source:linedefined}; thread → its status and
  * top frame; userdata → its metatable's {@code __name}; cdata → its {@code repr}.
  *
  * <h2>Addresses</h2>
- * The record key. Lua 5.4 and LuaJIT write real addresses ({@code %p}) for every object, strings included;
+ * The record key. Lua 5.4, 5.5 and LuaJIT write real addresses ({@code %p}) for every object, strings included;
  * Lua 5.1-5.3 have no printable string address, so the dumper writes ids {@code s1, s2, …} by content; this
  * reader replaces them by {@code 0x4…}: 2^62 plus the low 62 bits of a 64-bit FNV-1a hash of the string's
  * bytes, so the same text has the same address in two snapshots and {@link
@@ -70,7 +70,7 @@ import dev.heapload.model.SnapshotInfo;
  *   <li>weak values: [value] references are {@link HeapSnapshot#WEAK};</li>
  *   <li>weak keys: [key] references are {@link HeapSnapshot#WEAK}; the value of such an entry is, on
  *       Lua 5.2, 5.3 and 5.4, an {@link HeapSnapshot#EPHEMERON_VALUE} (alive only while the key is reachable
- *       otherwise; Lua 5.4 lgc.c {@code traverseephemeron}), and on Lua 5.1 and LuaJIT a {@link
+ *       otherwise; Lua 5.4 lgc.c {@code traverseephemeron}; 5.5 keeps the rule), and on Lua 5.1 and LuaJIT a {@link
  *       HeapSnapshot#WEAK_KEY_VALUE} (strong while the entry survives; entries with unreachable keys are
  *       dropped; Lua 5.1 lgc.c {@code traversetable} / {@code cleartable});</li>
  *   <li>strings are never weak (lgc.c {@code iscleared}: strings are values), nor are number and boolean
@@ -84,6 +84,12 @@ import dev.heapload.model.SnapshotInfo;
  * {@code typeMetatables}, then the calling thread: {@code callstack} → the thread when the dump names it,
  * else (the main thread of 5.1 / LuaJIT, which is no visible object) one root per frame function, local
  * and vararg, named {@code stack <source>:<line> <local>}.
+ *
+ * <h2>Warnings</h2>
+ * The dumper's own ({@code warnings}: what it could not see) are kept. C functions with more upvalues than the dump
+ * lists (Lua 5.1 without the C helper) are counted in one warning, the standard library's ({@code builtin}) left out.
+ * Objects adding up to under a quarter of the VM's total ({@code stats.gcCountKB}) give one warning naming the likely
+ * cause ({@link #belowVmTotal}).
  *
  * <h2>Errors</h2>
  * One-line {@link DumpFormatException}s naming the file and byte offset: not JSON, cut short ("unexpected
@@ -127,7 +133,7 @@ public final class LuaHeapDumpReader {
      *
      * @param version {@code _VERSION}, e.g. {@code Lua 5.4}
      * @param jit     {@code jit.version} or {@code null}
-     * @return {@code luajit}, {@code lua5.1} … {@code lua5.4}
+     * @return {@code luajit}, {@code lua5.1} … {@code lua5.5}
      */
     public static String vmName(String version, String jit) {
         if (jit != null) {
@@ -197,8 +203,19 @@ public final class LuaHeapDumpReader {
         private boolean contentStringIds;
         private long vmTotalBytes = -1;
         private int unknownTypes;
-        /** C functions with more upvalues than the dump lists (coroutine.wrap generators on Lua 5.1). */
+        /**
+         * C functions with more upvalues than the dump lists (coroutine.wrap generators on Lua 5.1), the standard
+         * library's own ({@code builtin}: pairs, ipairs, newproxy) left out: what they hide is no program object.
+         */
         private int hiddenUpvalueClosures;
+        /** The sum of the records' sizes, in bytes. */
+        private long objectBytes;
+        /** Userdata whose payload size the dump does not know ({@code payloadSizeUnknown}). */
+        private int unknownPayloads;
+        /** LuaJIT cdata without {@code ctype}: written by a dumper that counted every cdata as 16 bytes. */
+        private int unsizedCdata;
+        /** Warnings the dumper wrote ({@code warnings}). */
+        private final List<String> dumperWarnings = new ArrayList<>();
         private String firstUnknown;
         private int kKey, kValue, kMeta, kEnv, kUpvalue, kFrameFunction, kLocal, kVararg, kUservalue, kCallstack;
 
@@ -264,6 +281,7 @@ public final class LuaHeapDumpReader {
                         objectsSeen = true;
                     }
                     case "roots" -> roots = readRoots();
+                    case "warnings" -> readDumperWarnings();
                     default -> p.skipChildren();
                 }
             }
@@ -277,6 +295,11 @@ public final class LuaHeapDumpReader {
                 throw new DumpFormatException(in.name(), -1, "no \"roots\" member (truncated dump?)");
             }
             addRoots(roots);
+            warnings.addAll(dumperWarnings);
+            String below = belowVmTotal(objectBytes, vmTotalBytes, vm, unknownPayloads, unsizedCdata);
+            if (below != null) {
+                warnings.add(below);
+            }
             if (hiddenUpvalueClosures > 0) {
                 warnings.add(hiddenUpvalueClosures + " C function(s) with upvalues this dump cannot show (" + vm
                     + "'s debug library does not read C upvalues; e.g. coroutine.wrap generators): what they hold"
@@ -308,6 +331,21 @@ public final class LuaHeapDumpReader {
             }
             vm = vmName(version, jit);
             ephemerons = hasEphemerons(vm);
+        }
+
+        /** The dumper's {@code warnings}: an array of strings, each kept as a warning of the snapshot. */
+        private void readDumperWarnings() throws IOException {
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken() == JsonToken.VALUE_STRING) {
+                    dumperWarnings.add(p.getText());
+                } else {
+                    p.skipChildren();
+                }
+            }
         }
 
         /** {@code dumper.name}: the producer ({@code heapload heapdump.lua}). */
@@ -402,6 +440,9 @@ public final class LuaHeapDumpReader {
             String status = null;
             int nups = -1;
             int listedUpvalues = 0;
+            boolean builtin = false;
+            boolean payloadUnknown = false;
+            boolean ctype = false;
             fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
@@ -425,6 +466,9 @@ public final class LuaHeapDumpReader {
                     case "pairs" -> readPairs(weak);
                     case "upvalues" -> listedUpvalues = readUpvalues();
                     case "nups" -> nups = p.getIntValue();
+                    case "builtin" -> builtin = t == JsonToken.VALUE_TRUE;
+                    case "payloadSizeUnknown" -> payloadUnknown = t == JsonToken.VALUE_TRUE;
+                    case "ctype" -> ctype = t == JsonToken.VALUE_STRING;
                     case "frames" -> label = readFrames(null);
                     case "uservalues" -> readUservalues();
                     default -> p.skipChildren();
@@ -447,19 +491,24 @@ public final class LuaHeapDumpReader {
                     // from Lua"): nups from the dumper, or for dumps without it, from its C closure size 40 + 16n
                     int count = nups >= 0 ? nups
                         : "lua5.1".equals(vm) && size > 40 && (size - 40) % 16 == 0 ? (int) ((size - 40) / 16) : 0;
-                    if (count > listedUpvalues) {
+                    if (count > listedUpvalues && !builtin) {
                         hiddenUpvalueClosures++;
                     }
                 }
                 label = source == null ? null : source + ":" + line;
             } else if ("thread".equals(type)) {
                 label = status + (label == null ? "" : " " + label);
+            } else if ("userdata".equals(type)) {
+                unknownPayloads += payloadUnknown ? 1 : 0;
+            } else if ("cdata".equals(type)) {
+                unsizedCdata += ctype ? 0 : 1;
             } else if (!"table".equals(type) && !"userdata".equals(type) && !"cdata".equals(type)) {
                 if (unknownTypes++ == 0) {
                     firstUnknown = "\"" + type + "\" at byte " + p.currentTokenLocation().getByteOffset();
                 }
                 rTarget.clear();
             }
+            objectBytes += size;
             int o;
             try {
                 o = b.defineObject(stringAddress.getOrDefault(id, id), type, size, -1, label);
@@ -745,6 +794,48 @@ public final class LuaHeapDumpReader {
                 }
             }
         }
+    }
+
+    /** Objects adding up to less than this share of the VM's own total are "far below" it ({@link #belowVmTotal}). */
+    static final double FAR_BELOW_SHARE = 0.25;
+
+    /** ... and only when at least this many bytes are missing (a small state is mostly prototypes and the VM's own). */
+    static final long FAR_BELOW_BYTES = 1L << 20;
+
+    /**
+     * The warning for a dump whose objects add up to far less than the VM's own total ({@code collectgarbage("count")}):
+     * under {@link #FAR_BELOW_SHARE} of it with at least {@link #FAR_BELOW_BYTES} missing. It names the cause when the
+     * dump shows one (cdata written by a dumper that counted each as 16 bytes), else the memory no object of a dump
+     * shows (garbage, prototypes, JIT traces, the main thread's stack on 5.1/LuaJIT, objects awaiting finalization, C
+     * allocations through the Lua allocator), and the userdata whose payload sizes the dump does not know; null when
+     * the objects are not far below.
+     *
+     * @param objectBytes      the sum of the objects' sizes
+     * @param vmTotal          the VM's total in bytes, or -1
+     * @param vm               {@code lua5.1} … {@code luajit}
+     * @param unknownPayloads  userdata whose payload size the dump does not know
+     * @param unsizedCdata     cdata without a ctype (older dumper)
+     */
+    static String belowVmTotal(long objectBytes, long vmTotal, String vm, int unknownPayloads, int unsizedCdata) {
+        if (vmTotal <= 0 || objectBytes >= vmTotal * FAR_BELOW_SHARE || vmTotal - objectBytes < FAR_BELOW_BYTES) {
+            return null;
+        }
+        boolean old = "lua5.1".equals(vm) || "luajit".equals(vm);
+        String cause;
+        if (unsizedCdata > 0) {
+            cause = String.format(Locale.ROOT, "likely cause: %,d cdata counted as 16 bytes each by a heapdump.lua without"
+                + " cdata sizes: dump again with the current dumpers/lua/heapdump.lua (it sizes each cdata as LuaJIT"
+                + " allocates it)", unsizedCdata);
+        } else {
+            cause = "the rest is memory no object of this dump shows: garbage not collected yet (collectgarbage(\"collect\")"
+                + " before dumping), function prototypes and their constants, " + ("luajit".equals(vm) ? "JIT traces, " : "")
+                + (old ? "the main thread's stack (no object on " + vm + " without heapdump_native), " : "")
+                + "objects awaiting finalization, or C code allocating through the Lua allocator"
+                + (unknownPayloads > 0 ? String.format(Locale.ROOT, "; and the payloads of %,d userdata, whose sizes a dump"
+                    + " without the C helper heapdump_native does not know (docs/reference/lua-dumper-format.md)", unknownPayloads) : "");
+        }
+        return String.format(Locale.ROOT, "the objects add up to %,d bytes, %.1f%% of the VM's own total of %,d bytes"
+            + " (collectgarbage(\"count\")); %s", objectBytes, 100.0 * objectBytes / vmTotal, vmTotal, cause);
     }
 
     /**

@@ -57,7 +57,9 @@ import dev.heapload.model.SnapshotInfo;
  * {@code 0x} + lower-case hex, NULL {@code (nil)}; MSVC/MinGW bare upper-case hex padded to 16 or 8 digits, NULL all
  * zeros; found from the first parent line) followed by {@code " : "}, and whose parent fits the record: it has a
  * record, is not a string, and is not already a parent in this record (the tools keep one edge name per child and
- * parent); a NULL parent only as {@code [registry]}. Any other line continues the previous edge name. A fitting
+ * parent); a NULL parent only as a record's first line, {@code [registry]} (the walk's start; a NULL line later in a record
+ * is text of a key holding a newline, forged to make its object a root: read as key text and warned). Any other line
+ * continues the previous edge name. A fitting
  * parent line right after such a continuation (inside a key that holds a newline) is ambiguous: it is read as key
  * text and counted in a warning. Record keys are matched to parents by address value, whatever their spelling. A
  * first parent line whose address has no record is a reference to nothing
@@ -464,6 +466,8 @@ public final class LuaSnapshotRawReader {
         int misfits = 0;
         int ambiguous = 0;
         String firstAmbiguous = null;
+        int forgedRoots = 0;
+        String firstForged = null;
         for (int e = 0; e < entries.size(); e++) {
             Entry en = entries.get(e);
             String[] lines = en.text().split("\n", -1);
@@ -494,8 +498,15 @@ public final class LuaSnapshotRawReader {
                 }
                 // a parent line fits the record's structure: a record that can refer (not a string), named once per
                 // record (the tools keep one edge name per child and parent); the NULL parent only for [registry]
+                // a NULL parent line after a record's first line is never the tool's: the walk starts once, at the
+                // registry, whose record it opens; a key holding a newline forges one, to make its object a root
                 boolean fits = shaped && !parents.contains(value)
-                    && (value == 0 ? m.group(2).equals("[registry]") : record >= 0 && !types[record].equals("string"));
+                    && value != 0 && record >= 0 && !types[record].equals("string");
+                if (shaped && value == 0) {
+                    if (forgedRoots++ == 0) {
+                        firstForged = "record of " + en.address() + " at byte " + en.offset() + ", line " + (k + 1);
+                    }
+                }
                 if (last == null) {
                     continued++;
                     continue;
@@ -563,6 +574,16 @@ public final class LuaSnapshotRawReader {
             warnings.add(ambiguous + " line(s) inside keys holding a newline are shaped like parent lines of real objects "
                 + "(first: " + firstAmbiguous + "): read as key text, not as references; the tool does not escape keys, so "
                 + "check those objects' referrers by hand");
+        }
+        if (forgedRoots > 0) {
+            warnings.add(forgedRoots + " line(s) naming no parent (" + (parentLine == PARENT ? "(nil)" : "all zeros")
+                + ", the walk's start) after a record's first line (first: " + firstForged + "): only the registry's record"
+                + " opens with one, so these are text inside keys holding a newline, forged to make an object a root; read"
+                + " as key text");
+        }
+        if (registry.size() > 1) {
+            warnings.add(registry.size() + " records open with the registry's line (" + (parentLine == PARENT ? "(nil)" : "all zeros")
+                + " : [registry]), the walk has one start: all are kept as roots named registry; check the file");
         }
         for (int r : registry) {
             b.addRoot("registry", b.objectId(entries.get(r).address()));

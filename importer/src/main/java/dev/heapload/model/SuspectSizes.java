@@ -12,8 +12,9 @@ import java.util.Locale;
  * Luau dump, when it is 2 GiB or more: Luau prints sizes as a 32-bit {@code int}, so such a size was printed negative
  * and corrected by adding 2^32 (shared/docs/formats/luau-luaC_dump.md §4, §6), and a real object of that size is
  * beyond its writer's formulas (a buffer is at most 1,073,741,832 bytes). Without a VM total (lua-snapshot's raw
- * tables), a size of 2 GiB or more that outweighs all other objects together is suspect (lvzixun's lua-snapshot
- * reports garbage userdata sizes of about 2 GB).
+ * tables), a size is judged against the other objects: 1 GiB or more and over {@value #OUTWEIGHS} times all other
+ * objects together, or 2 GiB or more and over all of them, is suspect (lvzixun's lua-snapshot reports garbage userdata
+ * sizes of about 2 GB: it reads the payload as the userdata header, lvzixun/lua-snapshot PR #6).
  *
  * <p>{@link #exclude} counts a suspect object as 0 bytes: it then weighs nothing in retained sizes, retainer rankings,
  * leak groups and gates; the snapshot's warnings list them with the size the dump gave. {@code --trust-sizes} skips
@@ -23,6 +24,12 @@ public final class SuspectSizes {
 
     /** 2 GiB: Luau sizes at or above it were printed negative. */
     public static final long TWO_GIB = 1L << 31;
+
+    /** 1 GiB: without a VM total, a size this large that outweighs the other objects {@link #OUTWEIGHS} times is suspect. */
+    public static final long ONE_GIB = 1L << 30;
+
+    /** How many times an object without a VM total must outweigh all others together to be suspect at 1 GiB. */
+    public static final int OUTWEIGHS = 4;
 
     /** How many suspect objects a warning names; the count is always complete. */
     public static final int LISTED = 10;
@@ -52,7 +59,9 @@ public final class SuspectSizes {
             } else if (luau && size >= TWO_GIB) {
                 suspect = true;
             } else {
-                suspect = vmTotal < 0 && size >= TWO_GIB && size > total - size;
+                long others = total - size;
+                suspect = vmTotal < 0 && ((size >= TWO_GIB && size > others)
+                    || (size >= ONE_GIB && size / OUTWEIGHS > others));
             }
             if (suspect) {
                 out.add(new Suspect(o, size));
@@ -72,10 +81,13 @@ public final class SuspectSizes {
             return s;
         }
         long[] sizes = s.shallowSizeColumn().clone();
-        StringBuilder w = new StringBuilder(String.format(Locale.ROOT, "%s %,d object(s) larger than the VM's own total%s"
-            + " or printed negative: counted as 0 bytes in retained sizes, rankings, leak groups and gates "
-            + "(--trust-sizes keeps them):", WARNING_PREFIX, suspects.size(),
-            s.info().vmTotalBytes() >= 0 ? String.format(Locale.ROOT, " (%,d bytes)", s.info().vmTotalBytes()) : ""));
+        StringBuilder w = new StringBuilder(String.format(Locale.ROOT, "%s %,d object(s) %s: counted as 0 bytes in"
+            + " retained sizes, rankings, leak groups and gates (--trust-sizes keeps them):", WARNING_PREFIX, suspects.size(),
+            s.info().vmTotalBytes() >= 0
+                ? String.format(Locale.ROOT, "larger than the VM's own total (%,d bytes) or printed negative",
+                    s.info().vmTotalBytes())
+                : "luau".equals(s.info().vm()) ? "larger than the VM's own total or printed negative"
+                : "of a GiB or more outweighing all other objects together (no VM total to judge them by)"));
         for (int i = 0; i < suspects.size(); i++) {
             Suspect x = suspects.get(i);
             sizes[x.object()] = 0;

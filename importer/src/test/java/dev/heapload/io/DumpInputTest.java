@@ -18,6 +18,27 @@ class DumpInputTest {
     @TempDir
     Path dir;
 
+    /** {@code -} as a file name is standard input, which heapload cannot read twice: refused in those words. */
+    @Test
+    void aDashIsStandardInputAndRefusedInThoseWords() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("-")), "a file named - in the working directory");
+        dev.heapload.model.DumpFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
+            dev.heapload.model.DumpFormatException.class, () -> DumpInput.open(Path.of("-")));
+        assertEquals("-: standard input is not read: heapload reads a dump more than once (to detect its format, then to"
+            + " load it); save it to a file first (… > dump.json) and give that file", e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
+            () -> DumpReaders.detect(Path.of("-")));
+        // what the load command calls: the same words, not "no such file"
+        assertEquals(e.getMessage(), org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
+            () -> DumpReaders.read(Path.of("-"), null, dev.heapload.model.Progress.NONE, null)).getMessage());
+        // a file that is named - is a file
+        Path dash = dir.resolve("-");
+        Files.copy(EVENT_LISTENERS, dash);
+        try (DumpInput in = DumpInput.open(dash)) {
+            assertEquals(98_734, in.size());
+        }
+    }
+
     @Test
     void contentSizeHintOfAPlainFileIsItsSize() throws IOException {
         assertEquals(98_734, Files.size(EVENT_LISTENERS));

@@ -18,7 +18,7 @@ import dev.heapload.testsupport.SharedTestData;
 
 /**
  * Acceptance of the Lua dumper and its reader: each program of shared/testdata/lua runs on each installed
- * interpreter (Lua 5.1-5.4, LuaJIT) with {@code dumpers/lua/harness.lua}, whose {@code H.snap} collects
+ * interpreter (Lua 5.1-5.5, LuaJIT) with {@code dumpers/lua/harness.lua}, whose {@code H.snap} collects
  * twice and calls {@code heapdump.write}; the before/after pair is read and analysed, and the new objects
  * that a root reaches, counted by type, equal the case README's expected leak for that version. Strings
  * are compared too (the README counts them as a walker that treats strings as objects sees them).
@@ -51,19 +51,22 @@ class LuaDumperCasesTest {
     @MethodSource("runs")
     void newRetainedObjectsByType(String name, String vm) {
         Path dir = SharedTestData.require("lua", "Lua dumper acceptance tests");
-        LuaRuns.requireInterpreter(LuaRuns.INTERPRETERS.get(vm));
+        LuaRuns.requireInterpreter(vm);
         Path work = tmp.resolve(name + "-" + vm);
-        String exe = LuaRuns.INTERPRETERS.get(vm);
-        boolean udhelper = name.equals("classes_userdata") && LuaRuns.buildUdhelper(exe, work.resolve("cmodules"));
-        LuaRuns.run(exe, dir.resolve(name).resolve("program.lua"), work, udhelper ? work.resolve("cmodules") : null);
+        boolean udhelper = name.equals("classes_userdata") && LuaRuns.buildUdhelper(vm, work.resolve("cmodules"));
+        LuaRuns.run(vm, dir.resolve(name).resolve("program.lua"), work, udhelper ? work.resolve("cmodules") : null);
         LuaRuns.Pair pair = new LuaRuns.Pair(LuaRuns.read(work.resolve("before.json")), LuaRuns.read(work.resolve("after.json")));
         assertEquals(vm, pair.after.info().vm());
-        // Lua 5.1's C functions with upvalues (the base library's own, coroutine.wrap generators) are said in one
-        // warning (a known blind spot); no other warning: every referenced address has a record
+        // Lua 5.1's C functions with upvalues the debug library cannot read are said in one warning, the standard
+        // library's own (pairs, ipairs, newproxy: they hide nothing of the program's) left out: so only the coroutine.wrap
+        // generators of the coroutines case on 5.1; no other warning: every referenced address has a record
         assertEquals(List.of(), otherThanHiddenUpvalues(pair.before), "before.json: every referenced address has a record");
         assertEquals(List.of(), otherThanHiddenUpvalues(pair.after), "after.json: every referenced address has a record");
-        assertEquals(vm.equals("lua5.1"), pair.before.info().warnings().stream().anyMatch(w -> w.contains(HIDDEN_UPVALUES)),
-            "before.json: the Lua 5.1 blind spot is said exactly on Lua 5.1");
+        assertEquals(false, pair.before.info().warnings().stream().anyMatch(w -> w.contains(HIDDEN_UPVALUES)),
+            "before.json: no program C closure hides upvalues");
+        assertEquals(vm.equals("lua5.1") && name.equals("coroutines"),
+            pair.after.info().warnings().stream().anyMatch(w -> w.contains(HIDDEN_UPVALUES)),
+            "after.json: the Lua 5.1 blind spot is said exactly where generators hide their threads");
         Map<String, Integer> actual = pair.newReachableByType(true);
         if (name.equals("coroutines") && (vm.equals("lua5.2") || vm.equals("lua5.3")) && actual.get("function") == 1) {
             actual.put("function", 2); // one cached body closure for both generators: see expected()
@@ -87,7 +90,7 @@ class LuaDumperCasesTest {
                     return false;
                 }).count();
             assertEquals(25, owners, "userdata whose " + kind + " is a new table");
-            if (vm.equals("lua5.4")) {
+            if (vm.equals("lua5.4") || vm.equals("lua5.5")) {
                 // sizeudata(nuv = 2, payload unknown) = 40 + 16 * 2
                 assertEquals(25, pair.newReachable().stream().filter(o -> pair.after.type(o).equals("userdata"))
                     .filter(o -> pair.after.shallowSize(o) == 72).count());
