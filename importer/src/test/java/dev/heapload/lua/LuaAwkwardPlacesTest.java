@@ -85,8 +85,10 @@ class LuaAwkwardPlacesTest {
             case "handler" -> assertReaches(vm, out.resolve("handler.json"), "request");
             case "overflow" -> {
                 HeapSnapshot s = LuaRuns.read(out.resolve("overflow.json"));
-                boolean here = vm.equals("luajit");   // LuaJIT's overflow handler has no room to read the main thread's frames
-                // 5.1 and LuaJIT: the main thread (its deep stack) is no object without the C helper: far below the VM's total
+                // 5.1 and LuaJIT read the main thread's frames on that thread itself, which may have no room left in
+                // the overflow's handler: how much room there is depends on the VM's build (LuaJIT 2.1.0-beta3 has
+                // none for the reading function, later 2.1 builds fail inside it with "stack overflow")
+                // and the main thread (its deep stack) is no object there without the C helper: far below the VM's total
                 boolean old = vm.equals("lua5.1") || vm.equals("luajit");
                 assertEquals(old ? 2 : 1, s.info().warnings().size(), String.valueOf(s.info().warnings()));
                 if (old) {
@@ -94,9 +96,13 @@ class LuaAwkwardPlacesTest {
                         + " without heapdump_native)"), s.info().warnings().get(1));
                 }
                 String w = s.info().warnings().get(0);
-                assertTrue(here ? w.startsWith("the calling thread's frames could not be read (no room on the stack to read them")
-                    : w.matches("\\d+ frame\\(s\\) in the middle of the calling thread's stack are not in this snapshot "
+                boolean unread = w.matches("(?s)the calling thread's frames could not be read \\((no room on the stack to read "
+                    + "them: .*|stack overflow)\\): its locals are not in this snapshot");
+                assertTrue(old && unread || w.matches("\\d+ frame\\(s\\) in the middle of the calling thread's stack are not in this snapshot "
                         + "\\(maxframes = 5000: the top ones and the 20 oldest are\\), nor what only they hold"), w);
+                if (vm.equals("luajit")) {
+                    assertTrue(unread, w);     // no LuaJIT build reads them there
+                }
             }
             case "stopped" -> {
                 if (!vm.equals("lua5.1")) {
