@@ -406,6 +406,40 @@ def _target_description():
     return lines
 
 
+# The collector's functions by phase (py/gc.c; ports name their entry gc_collect). A dump taken while one of them
+# is on the stack has MARK entries in the allocation table; heapload tells from this line which allocations the
+# collection keeps. Inlined functions show as frames when the ELF has debug info.
+_GC_MARK_FRAMES = ("gc_mark_subtree", "gc_mark", "gc_collect_root", "gc_collect_start", "gc_collect_start_common",
+                   "gc_helper_collect_regs_and_stack", "gc_collect_regs_and_stack", "gc_helper_get_regs",
+                   "mp_thread_gc_others", "gc_deal_with_stack_overflow")
+_GC_FINALISE_FRAMES = ("gc_sweep_run_finalisers",)
+_GC_SWEEP_FRAMES = ("gc_sweep_free_blocks", "gc_sweep", "gc_collect_end", "gc_sweep_all")
+
+
+def _gc_phase():
+    """(phase, frames) when a garbage collection is on the stack: mark, finalise or sweep from the innermost
+    collector frame, else None."""
+    names = []
+    try:
+        f = gdb.newest_frame()
+        while f is not None and len(names) < 200:
+            names.append(f.name() or "")
+            f = f.older()
+    except gdb.error:
+        pass
+    if "gc_collect" not in names and not any(n in names for n in _GC_SWEEP_FRAMES + _GC_MARK_FRAMES):
+        return None
+    chain = []
+    phase = None
+    for n in names:
+        if n in _GC_MARK_FRAMES or n in _GC_FINALISE_FRAMES or n in _GC_SWEEP_FRAMES or n == "gc_collect":
+            chain.append(n)
+            if phase is None:
+                phase = ("mark" if n in _GC_MARK_FRAMES or n == "gc_collect"
+                         else "finalise" if n in _GC_FINALISE_FRAMES else "sweep")
+    return phase, " < ".join(chain)
+
+
 def _human(n):
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -534,6 +568,10 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
         elf.write_nm(symbols_file, bias, w)
 
     version = _version_string(mem, w)
+    gc_phase = _gc_phase()
+    if gc_phase:
+        notes.append("stopped inside a garbage collection (phase %s: %s): heapload shows the figures MicroPython "
+                     "prints once it completes" % gc_phase)
     with open(os.path.join(directory, "info.txt"), "w") as f:
         if label:
             f.write("label=%s\n" % label)
@@ -550,6 +588,8 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
                                             " ".join("%s=0x%x" % t for t in a.side_tables), a.pool_start, a.pool_end))
         if version:
             f.write("micropython_version=%s\n" % version.replace("\n", " "))
+        if gc_phase:
+            f.write("gc_phase=%s (collector frames: %s)\n" % gc_phase)
         if exe:
             f.write("executable=%s\nload_bias=0x%x\n" % (exe, bias))
         for line in _target_description():

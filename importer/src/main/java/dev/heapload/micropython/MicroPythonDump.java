@@ -26,11 +26,22 @@ import dev.heapload.model.HeapSnapshot;
  *                           lowest image start and the highest of the images' end and {@code _estack}, in no image),
  *                           [1] block-aligned into a FREE block, [2] equal to the lowest image start ({@code ram_start}), [3] equal to
  *                           the {@code _estack} symbol
+ * @param collection         the garbage collection running at the dump (MARK blocks, or the phase the dumper saw), or
+ *                           {@code null}
  */
 public record MicroPythonDump(HeapSnapshot snapshot, List<GcHeapArea> areas, HeapMap heapMap,
                               List<Allocation> allocations, QstrPools qstrs, List<InteriorPointer> interiorPointers,
                               List<String> staticNonRootRefs, int weakTableBlocks, int finaliserBlocks,
-                              int orphanTails, long[] stackRange, long[] notReferences) {
+                              int orphanTails, long[] stackRange, long[] notReferences,
+                              GcCollection collection) {
+
+    /**
+     * The figures MicroPython prints for this heap: {@code gc_info} of the table as dumped, or, when a collection was
+     * running, as it prints them once that collection completes ({@link GcCollection#figuresAfter}).
+     */
+    public GcFigures figures() {
+        return collection != null ? collection.figuresAfter() : heapMap.figures();
+    }
 
     /**
      * A word that points into a pool but not at a head block: kept apart from the references, as the GC ignores it.

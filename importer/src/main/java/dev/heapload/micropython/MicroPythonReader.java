@@ -54,11 +54,27 @@ import dev.heapload.model.SnapshotInfo;
  */
 public final class MicroPythonReader {
 
-    /** Overrides; zero / negative values mean "derive from the inputs". */
+    /**
+     * Overrides; zero / negative values mean "derive from the inputs".
+     *
+     * @param gcPhase       the phase of a garbage collection running at the dump ({@link GcCollection#PHASE_MARK} …),
+     *                      as the dumper read it from the backtrace, or {@code null} (then only MARK blocks tell one)
+     * @param gcPhaseSource where {@code gcPhase} comes from (shown in the warning), or {@code null}
+     */
     public record Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets,
-                          Boolean littleEndian) {
+                          Boolean littleEndian, String gcPhase, String gcPhaseSource) {
         /** No overrides. */
         public static final Options DEFAULT = new Options(0, 0, -1, null, null);
+
+        /** Overrides without a collection phase. */
+        public Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets, Boolean littleEndian) {
+            this(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, null, null);
+        }
+
+        /** These options with the collection phase {@code phase} (or none) read from {@code source}. */
+        public Options withGcPhase(String phase, String source) {
+            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, phase, source);
+        }
     }
 
     private static final byte FREE = 0;
@@ -301,9 +317,26 @@ public final class MicroPythonReader {
                 estack >= 0 ? String.format(Locale.ROOT, " (0x%x)", estack) : " (no _estack symbol)"));
         }
         GcFigures figures = heapMap.figures();
-        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(), figures.usedBytes(), Map.of(),
-            warnings);
+        long allocatedBytes = 0;
+        boolean[] marked = new boolean[count];
+        int markedCount = 0;
+        for (int a = 0; a < count; a++) {
+            allocatedBytes += (long) blocks[a] * bpb;
+            marked[a] = kinds[areaOf[a]][blockOf[a]] == MARK;
+            markedCount += marked[a] ? 1 : 0;
+        }
+        boolean collecting = markedCount > 0 || options.gcPhase() != null;
+        // mid-collection, gc_info's used leaves out the MARK heads: the total is every allocation's blocks
+        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(),
+            collecting ? allocatedBytes : figures.usedBytes(), Map.of(), warnings);
         HeapSnapshot snapshot = b.build(info);
+        GcCollection collection = null;
+        if (collecting) {
+            collection = collection(snapshot, heapMap, ids, marked, isRoot);
+            List<String> all = new ArrayList<>(warnings);
+            all.add(0, collection.warning(count));
+            snapshot = snapshot.withInfo(info.withWarnings(all));
+        }
 
         List<MicroPythonDump.Allocation> allocations = new ArrayList<>(count);
         for (int a = 0; a < count; a++) {
@@ -311,7 +344,42 @@ public final class MicroPythonReader {
                 blockOf[a], type[a], (char) heapMap.areas().get(areaOf[a]).letters()[blockOf[a]], label[a]));
         }
         return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
-            sideBits[0], orphanTails, stack, notReferences);
+            sideBits[0], orphanTails, stack, notReferences, collection);
+    }
+
+    /** The outcome of the collection running at the dump, from the graph as read (see {@link GcCollection}). */
+    private GcCollection collection(HeapSnapshot snapshot, HeapMap heapMap, int[] ids, boolean[] marked, boolean[] isRoot) {
+        int[] objectToAllocation = new int[snapshot.objectCount()];
+        java.util.Arrays.fill(objectToAllocation, -1);
+        for (int a = 0; a < count; a++) {
+            objectToAllocation[ids[a]] = a;
+        }
+        int[] firstRef = new int[count + 1];
+        int refs = 0;
+        for (int a = 0; a < count; a++) {
+            refs += snapshot.firstReference(ids[a] + 1) - snapshot.firstReference(ids[a]);
+        }
+        int[] targets = new int[refs];
+        boolean[] weak = new boolean[refs];
+        int at = 0;
+        for (int a = 0; a < count; a++) {
+            firstRef[a] = at;
+            for (int r = snapshot.firstReference(ids[a]); r < snapshot.firstReference(ids[a] + 1); r++) {
+                targets[at] = objectToAllocation[snapshot.referenceTarget(r)];
+                weak[at] = snapshot.isWeak(r) || targets[at] < 0;
+                if (targets[at] < 0) {
+                    targets[at] = a;
+                }
+                at++;
+            }
+        }
+        firstRef[count] = at;
+        char[] letters = new char[count];
+        for (int a = 0; a < count; a++) {
+            letters[a] = letterOf(mem.word(address[a]));
+        }
+        return GcCollection.compute(heapMap, letters, marked, blocks, areaOf, blockOf,
+            firstRef, targets, weak, isRoot, options.gcPhase(), options.gcPhaseSource());
     }
 
     /** A symbol without a size (map without -fdata-sections): up to the next symbol, at most 64 KiB. */
