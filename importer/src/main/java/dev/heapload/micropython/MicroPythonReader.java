@@ -316,6 +316,16 @@ public final class MicroPythonReader {
                     + "%,d at _estack%s", notReferences[0], notReferences[1], notReferences[2], ramStart, notReferences[3],
                 estack >= 0 ? String.format(Locale.ROOT, " (0x%x)", estack) : " (no _estack symbol)"));
         }
+        List<MicroPythonDump.OutsidePointer> outside = outsidePointers();
+        if (!outside.isEmpty()) {
+            StringBuilder named = new StringBuilder();
+            for (int i = 0; i < Math.min(5, outside.size()); i++) {
+                named.append(i == 0 ? "" : ", ").append(outside.get(i).text());
+            }
+            warnings.add(String.format(Locale.ROOT, "%,d pointer field(s) point outside the dumped RAM and the firmware "
+                + "(peripheral registers or memory not dumped; not references, nothing there is read): %s%s",
+                outside.size(), named, outside.size() > 5 ? ", …" : ""));
+        }
         GcFigures figures = heapMap.figures();
         long allocatedBytes = 0;
         boolean[] marked = new boolean[count];
@@ -344,7 +354,53 @@ public final class MicroPythonReader {
                 blockOf[a], type[a], (char) heapMap.areas().get(areaOf[a]).letters()[blockOf[a]], label[a]));
         }
         return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
-            sideBits[0], orphanTails, stack, notReferences, collection);
+            sideBits[0], orphanTails, stack, notReferences, outside, collection);
+    }
+
+    /**
+     * Pointer fields of objects whose layout is known (str/bytes {@code data}, bytearray/array/memoryview/list
+     * {@code items}, dict/set/instance {@code table} at +3W; a uctypes struct's {@code addr} at +2W, per extmod/moductypes.c)
+     * whose value lies in no memory image and outside the firmware's symbols.
+     */
+    private List<MicroPythonDump.OutsidePointer> outsidePointers() {
+        List<MicroPythonDump.OutsidePointer> out = new ArrayList<>();
+        for (int a = 0; a < count; a++) {
+            if (role[a] != ROLE_OBJECT || type[a] == null) {
+                continue;
+            }
+            String field;
+            int at;
+            switch (type[a]) {
+                case "str", "bytes" -> {
+                    field = "data";
+                    at = 3;
+                }
+                case "bytearray", "array", "memoryview", "list" -> {
+                    field = "items";
+                    at = 3;
+                }
+                case "dict", "set", "frozenset" -> {
+                    field = "table";
+                    at = 3;
+                }
+                case "uctypes_struct_type" -> {
+                    field = "addr";
+                    at = 2;
+                }
+                default -> {
+                    if (!userTypes.containsKey(type[a])) {
+                        continue;
+                    }
+                    field = "table";
+                    at = 3;
+                }
+            }
+            long v = mem.word(address[a] + (long) at * w);
+            if (v != 0 && !mem.isMapped(v, 1) && !symbols.inFirmwareSpan(v)) {
+                out.add(new MicroPythonDump.OutsidePointer(address[a], type[a], field, v, symbols.cortexMRegion(v)));
+            }
+        }
+        return out;
     }
 
     /** The outcome of the collection running at the dump, from the graph as read (see {@link GcCollection}). */

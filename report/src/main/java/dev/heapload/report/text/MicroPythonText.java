@@ -70,6 +70,12 @@ public final class MicroPythonText {
         long[] nr = d.notReferences();
         out.printf(Locale.ROOT, "  pointer-like words that are not references: %,d out of RAM, %,d into free blocks, "
             + "%,d at ram_start, %,d at _estack%n", nr[0], nr[1], nr[2], nr[3]);
+        if (!d.outsidePointers().isEmpty()) {
+            out.printf(Locale.ROOT, "  pointer fields outside the dumped RAM and the firmware: %,d%n", d.outsidePointers().size());
+            for (MicroPythonDump.OutsidePointer p : d.outsidePointers().subList(0, Math.min(20, d.outsidePointers().size()))) {
+                out.println("    " + SafeText.visible(p.text()));
+            }
+        }
         if (d.stackRange() != null) {
             out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
                 d.stackRange()[1] - d.stackRange()[0]);
