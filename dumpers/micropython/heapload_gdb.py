@@ -18,6 +18,8 @@
 #                      the target (architecture, byte order, connection), registers and backtrace
 #   DIR/symbols.nm.txt the ELF's symbol table as `nm -S -n --defined-only` prints it (runtime addresses),
 #                      so the dump loads without any other file
+#   DIR/layouts.json   with debug info: the layouts (field offsets and names) of mp_state_ctx_t, mp_code_state_t
+#                      and the object structs heapload names references by (LAYOUT_STRUCTS)
 #
 # Memory is read in chunks (--chunk, default 16 KiB; halved down to 64 bytes when a remote stub refuses a
 # read), so OpenOCD, pyOCD, probe-rs, J-Link and QEMU gdbstubs all serve it. Works for 32- and 64-bit,
@@ -440,6 +442,69 @@ def _gc_phase():
     return phase, " < ".join(chain)
 
 
+# The C structs whose layout heapload uses to name references (field names, frames), when the ELF has debug info.
+# Which type object uses which struct is heapload's knowledge (MicroPythonReader); the dumper only exports them.
+LAYOUT_STRUCTS = (
+    "mp_state_ctx_t", "mp_code_state_t", "mp_exc_stack_t", "nlr_buf_t", "mp_raw_code_t", "mp_module_context_t",
+    "mp_obj_fun_bc_t", "mp_obj_gen_instance_t", "mp_obj_bound_meth_t", "mp_obj_closure_t", "mp_obj_cell_t",
+    "mp_obj_exception_t", "mp_obj_module_t", "mp_obj_instance_t", "mp_obj_list_t", "mp_obj_dict_t", "mp_obj_str_t",
+    "mp_obj_array_t", "mp_obj_tuple_t", "mp_obj_property_t", "mp_obj_static_class_method_t", "mp_obj_task_t",
+    "mp_obj_task_queue_t", "mp_obj_uctypes_struct_t", "mp_obj_template_t", "mp_obj_interpolation_t", "mp_obj_deque_t",
+    "mp_obj_stringio_t", "mp_obj_enumerate_t", "mp_obj_filter_t", "mp_obj_map_t", "mp_obj_zip_t", "mp_obj_reversed_t",
+    "mp_obj_weakref_t", "mp_obj_set_t", "mp_obj_slice_t", "mp_obj_range_t", "mp_obj_namedtuple_t",
+)
+
+
+def _flatten(t, base, prefix, out, w, depth=0):
+    """Leaf fields of a struct as [offset, dotted name, size]: nested structs and unions flattened, fixed arrays
+    expanded (at most 64 elements), a flexible array member as [offset, name + "[]", element size]; bit fields left
+    out."""
+    t = t.strip_typedefs()
+    if depth > 8:
+        return
+    if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        for f in t.fields():
+            if getattr(f, "bitpos", None) is None or f.bitsize:
+                continue
+            _flatten(f.type, base + f.bitpos // 8, (prefix + "." if prefix else "") + (f.name or ""), out, w,
+                     depth + 1)
+    elif t.code == gdb.TYPE_CODE_ARRAY:
+        lo, hi = t.range()
+        et = t.target().strip_typedefs()
+        if hi < lo:
+            out.append([base, prefix + "[]", et.sizeof])
+            return
+        if et.sizeof == 0:
+            return
+        for i in range(min(hi - lo + 1, 64)):
+            _flatten(et, base + i * et.sizeof, "%s[%d]" % (prefix, i), out, w, depth + 1)
+    elif t.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_CHAR):
+        out.append([base, prefix, t.sizeof])
+
+
+def write_layouts(path, w):
+    """layouts.json: {"word_size", "structs": {name: {"size", "fields": [[offset, name, size], ...]}}} for the
+    structs of LAYOUT_STRUCTS the debug info has; returns their number (0: nothing written)."""
+    structs = {}
+    for name in LAYOUT_STRUCTS:
+        try:
+            t = gdb.lookup_type(name)
+        except gdb.error:
+            continue
+        out = []
+        try:
+            _flatten(t, 0, "", out, w)
+        except (gdb.error, RuntimeError):
+            continue
+        structs[name] = {"size": t.strip_typedefs().sizeof, "fields": out}
+    if not structs:
+        return 0
+    with open(path, "w") as f:
+        json.dump({"word_size": w, "structs": structs, "dumped_by": "heapload_gdb.py heapload-dump"}, f)
+        f.write("\n")
+    return len(structs)
+
+
 def _human(n):
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -561,6 +626,12 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
     with open(os.path.join(directory, "regions.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+
+    layouts = 0
+    if ctx_value is not None:
+        layouts = write_layouts(os.path.join(directory, "layouts.json"), w)
+        if layouts:
+            written.append(("layouts.json", os.path.getsize(os.path.join(directory, "layouts.json"))))
 
     symbols_file = None
     if elf and elf.symbols:

@@ -168,7 +168,7 @@ final class MicroPythonCommand implements Callable<Integer> {
         MicroPythonReader.Options options = new MicroPythonReader.Options(wordSize == null ? 0 : wordSize, 0, stack, null,
             bigEndian ? Boolean.FALSE : null);
         if (regions != null) {
-            options = MicroPythonFiles.withGcPhaseBeside(options, regions);
+            options = MicroPythonFiles.withDumperFilesBeside(options, regions);
         }
         GraphStore store = null;
         try {

@@ -132,21 +132,28 @@ public final class MicroPythonFiles {
         return null;
     }
 
-    /** {@code options} with the collection phase of {@link #gcPhaseBeside}, if any. */
-    public static MicroPythonReader.Options withGcPhaseBeside(MicroPythonReader.Options options, Path regionsJson) {
+    /**
+     * {@code options} with what heapload_gdb.py wrote beside {@code regionsJson}: the collection phase of
+     * {@link #gcPhaseBeside} and the struct layouts of {@code layouts.json} ({@link ObjectLayouts#beside}), if any.
+     */
+    public static MicroPythonReader.Options withDumperFilesBeside(MicroPythonReader.Options options, Path regionsJson)
+        throws IOException {
         String[] phase = gcPhaseBeside(regionsJson);
-        return phase == null ? options : options.withGcPhase(phase[0], phase[1]);
+        MicroPythonReader.Options o = phase == null ? options : options.withGcPhase(phase[0], phase[1]);
+        ObjectLayouts layouts = ObjectLayouts.beside(regionsJson);
+        return layouts == null ? o : o.withLayouts(layouts);
     }
 
     /**
      * Reads a regions.json dump with the symbols found by {@link #findSymbols}, the stack pointer of
-     * {@link #stackPointerBeside} and the collection phase of {@link #gcPhaseBeside}, if any. The snapshot's source is the file's absolute path: a report made later
+     * {@link #stackPointerBeside}, and the collection phase and struct layouts of {@link #withDumperFilesBeside}, if
+     * any. The snapshot's source is the file's absolute path: a report made later
      * from another directory reads the memory images again from there.
      */
     public static MicroPythonDump read(Path regionsJson, String snapshotId) throws IOException {
         FirmwareSymbols symbols = FirmwareSymbols.read(findSymbols(regionsJson));
         long sp = stackPointerBeside(regionsJson);
-        MicroPythonReader.Options options = withGcPhaseBeside(sp < 0 ? MicroPythonReader.Options.DEFAULT
+        MicroPythonReader.Options options = withDumperFilesBeside(sp < 0 ? MicroPythonReader.Options.DEFAULT
             : new MicroPythonReader.Options(0, 0, sp, null, null), regionsJson);
         return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols, options, snapshotId,
             regionsJson.toAbsolutePath().normalize().toString());

@@ -60,20 +60,29 @@ public final class MicroPythonReader {
      * @param gcPhase       the phase of a garbage collection running at the dump ({@link GcCollection#PHASE_MARK} …),
      *                      as the dumper read it from the backtrace, or {@code null} (then only MARK blocks tell one)
      * @param gcPhaseSource where {@code gcPhase} comes from (shown in the warning), or {@code null}
+     * @param layouts       struct layouts from the firmware's debug info (heapload_gdb.py's {@code layouts.json}), or
+     *                      {@code null}: the built-in ones name what they can
      */
     public record Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets,
-                          Boolean littleEndian, String gcPhase, String gcPhaseSource) {
+                          Boolean littleEndian, String gcPhase, String gcPhaseSource, ObjectLayouts layouts) {
         /** No overrides. */
         public static final Options DEFAULT = new Options(0, 0, -1, null, null);
 
-        /** Overrides without a collection phase. */
+        /** Overrides without a collection phase or struct layouts. */
         public Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets, Boolean littleEndian) {
-            this(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, null, null);
+            this(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, null, null, null);
         }
 
         /** These options with the collection phase {@code phase} (or none) read from {@code source}. */
         public Options withGcPhase(String phase, String source) {
-            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, phase, source);
+            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, phase, source,
+                layouts);
+        }
+
+        /** These options with the struct layouts of the firmware's debug info ({@code layouts.json}), or none. */
+        public Options withLayouts(ObjectLayouts newLayouts) {
+            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, gcPhase,
+                gcPhaseSource, newLayouts);
         }
     }
 
@@ -193,13 +202,32 @@ public final class MicroPythonReader {
             rootEnd = areaField;
             warnings.add("vm.qstr_last_chunk not recognised: roots taken from all of mp_state_ctx before mem.area");
         }
+        legacyQstrs = qstrs.legacyFormat();
+        qstrPools = qstrs;
+        layouts = options.layouts() != null ? options.layouts().orElse(ObjectLayouts.builtin(w, qstrs.legacyFormat()))
+            : ObjectLayouts.builtin(w, qstrs.legacyFormat());
         nameTypes(qstrs);
         classifyRaw(qstrs);
+        structs();
+        frames(qstrs);
         Map<Integer, String> ctxNames = ctxFieldNames(ctxWords, lastPoolIndex, rootEnd);
+        ObjectLayouts.Struct ctxLayout = layouts.fromDebugInfo() ? layouts.struct("mp_state_ctx_t") : null;
+        if (ctxLayout != null) {
+            for (int i = 0; i < ctxWords.length; i++) {
+                String f = ctxLayout.wordName((long) i * w, w);
+                if (f != null) {
+                    ctxNames.put(i, "mp_state_ctx." + f);
+                }
+            }
+        }
         for (Map.Entry<Integer, String> e : ctxNames.entrySet()) {
             if (e.getValue().endsWith(".map.table")) {
                 // the tables of the static dicts in mp_state_ctx (sys.modules, __main__ globals)
                 mark(ctxWords[e.getKey()], "map_table", ROLE_MAP_TABLE);
+            } else if (e.getValue().endsWith("_obj.items") && e.getKey() >= 3
+                && ctxWords[e.getKey() - 3] == symbols.address("mp_type_list")) {
+                // the items of the static lists in mp_state_ctx (sys.argv, sys.path), named by the debug info
+                mark(ctxWords[e.getKey()], "list_items", ROLE_LIST_ITEMS);
             }
         }
 
@@ -220,6 +248,10 @@ public final class MicroPythonReader {
         int kValue = b.kind("value");
         int kItem = b.kind("item");
         int kWeak = b.kind("weak");
+        int kField = b.kind("field");
+        int kLocal = b.kind("local");
+        int kStack = b.kind("stack");
+        Map<String, Integer> frameNames = new HashMap<>();
         List<MicroPythonDump.InteriorPointer> interior = new ArrayList<>();
         long ramStart = Long.MAX_VALUE;
         long ramEnd = 0;
@@ -265,7 +297,17 @@ public final class MicroPythonReader {
                                 keyName == null ? 0 : keyFlag);
                         }
                     } else {
-                        b.addReference(ids[target], role[a] == ROLE_LIST_ITEMS ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
+                        String[] named = wordName(a, (long) i * w);
+                        if (named == null) {
+                            boolean item = role[a] == ROLE_LIST_ITEMS || ("tuple".equals(type[a]) && i >= 2);
+                            b.addReference(ids[target], item ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
+                        } else {
+                            int kind = named[0].equals("local") ? kLocal : named[0].equals("stack") ? kStack : kField;
+                            int r = b.addReference(ids[target], kind, b.name(named[1]), 0);
+                            if (named[2] != null) {
+                                b.setReferenceFrame(r, frameNames.computeIfAbsent(named[2], b::name));
+                            }
+                        }
                     }
                 } else if ((v & 1) == 0 && inAnyPool(v)) {
                     int into = containingAllocation(v);
@@ -299,11 +341,16 @@ public final class MicroPythonReader {
         }
         long[] stack = stackRange(ctxWords, source);
         if (stack != null) {
-            for (long at = stack[0]; at + w <= stack[1]; at += w) {
-                int target = headAllocation(mem.word(at));
-                if (target >= 0 && !isRoot[target]) {
-                    isRoot[target] = true;
-                    b.addRoot("stack+" + (at - stack[0]), ids[target]);
+            stackFrames(stack, ctxWords, ctxLayout);
+            // a frame's slot or an nlr buffer names a root better than its stack offset: those first
+            for (int pass = 0; pass < 2; pass++) {
+                for (long at = stack[0]; at + w <= stack[1]; at += w) {
+                    int target = headAllocation(mem.word(at));
+                    if (target >= 0 && !isRoot[target]
+                        && (pass == 1 || frameAt(at) != null || nlrReturnValues.containsKey(at))) {
+                        isRoot[target] = true;
+                        b.addRoot(stackRootName(at, stack[0], target), ids[target]);
+                    }
                 }
             }
         }
@@ -646,7 +693,12 @@ public final class MicroPythonReader {
             };
         }
         if (s.endsWith("_type")) {
-            return s;
+            // extmod/modasyncio.c's types are named task_type and task_queue_type; Python calls them Task, TaskQueue
+            return switch (s) {
+                case "task_type" -> "Task";
+                case "task_queue_type" -> "TaskQueue";
+                default -> s;
+            };
         }
         return null;
     }
@@ -729,7 +781,7 @@ public final class MicroPythonReader {
                 }
                 case "set", "frozenset" -> mark(mem.word(base + 3L * w), "set_table", ROLE_OTHER_RAW);
                 case "int" -> mark(mem.word(base + 3L * w), "mpz_digits", ROLE_OTHER_RAW);
-                case "function" -> {
+                case "function", "generator_function" -> {
                     if (qstrs.legacyFormat()) {
                         mark(mem.word(base + 2L * w), "bytecode", ROLE_OTHER_RAW);
                         mark(mem.word(base + 3L * w), "const_table", ROLE_OTHER_RAW);
@@ -762,11 +814,363 @@ public final class MicroPythonReader {
                 }
             }
         }
+        classifyCode(qstrs.legacyFormat());
         for (int a = 0; a < count; a++) {
             if (type[a] == null) {
                 type[a] = "raw";
             }
         }
+    }
+
+    /**
+     * The allocations of compiled code and running frames, typed by their owners until nothing changes (per
+     * MicroPython py/emitglue.h, py/bc.h, py/objfun.h): a function's {@code context} ({@code module_context}, v1.19+),
+     * its {@code child_table}'s entries ({@code raw_code}), a raw_code's {@code fun_data} ({@code bytecode}) and
+     * {@code children} ({@code child_table}) or, on v1.18, {@code const_table} (whose entries and the bytecode's inline
+     * pointers that are not objects are raw_codes again), a module context's {@code constants.qstr_table}
+     * ({@code module_constants}: the qstr table and the object table in one allocation), an exception's
+     * {@code traceback_data} ({@code traceback}); and a {@code code_state} (a running function's frame put on the heap
+     * because it is too big for the C stack), told by its content: a function, an instruction pointer into that
+     * function's bytecode, and {@code n_state} as the bytecode's prelude says.
+     */
+    private void classifyCode(boolean legacy) {
+        boolean changed = true;
+        for (int pass = 0; changed && pass < 64; pass++) {
+            changed = false;
+            for (int a = 0; a < count; a++) {
+                String t = type[a];
+                if (t == null) {
+                    continue;
+                }
+                long base = address[a];
+                switch (t) {
+                    case "function", "generator_function" -> {
+                        if (!legacy) {
+                            changed |= markIfUntyped(mem.word(base + w), "module_context");
+                        }
+                    }
+                    case "child_table", "const_table" -> {
+                        for (int i = 0; i < blocks[a] * bpb / w; i++) {
+                            changed |= markIfUntyped(mem.word(base + (long) i * w), "raw_code");
+                        }
+                    }
+                    case "bytecode" -> {
+                        if (legacy) {
+                            // v1.18 bytecode holds its children's raw_code pointers inline (word aligned)
+                            for (int i = 0; i < blocks[a] * bpb / w; i++) {
+                                changed |= markIfUntyped(mem.word(base + (long) i * w), "raw_code");
+                            }
+                        }
+                    }
+                    case "raw_code" -> {
+                        changed |= markIfUntyped(mem.word(base + w), "bytecode");
+                        changed |= markIfUntyped(mem.word(base + 2L * w), legacy ? "const_table" : "child_table");
+                    }
+                    case "module_context" -> changed |= markIfUntyped(mem.word(base + 2L * w), "module_constants");
+                    default -> {
+                        String sym = role[a] == ROLE_OBJECT ? symbols.typeSymbolAt(mem.word(base)) : null;
+                        if (sym != null && ObjectLayouts.isException(sym)) {
+                            changed |= markIfUntyped(mem.word(base + 2L * w), "traceback");
+                        }
+                    }
+                }
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            // a raw_code no child table lists (a module's outer code, held by the compiler or the C stack)
+            int code = type[a] == null ? headAllocation(mem.word(address[a] + w)) : -1;
+            long second = code >= 0 ? mem.word(address[a] + 2L * w) : -1;
+            int table = second > 0 ? headAllocation(second) : -1;
+            if (code >= 0 && "bytecode".equals(type[code]) && (second == 0
+                || (table >= 0 && (legacy ? "const_table" : "child_table").equals(type[table])))) {
+                type[a] = "raw_code";
+                role[a] = ROLE_OTHER_RAW;
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            if (type[a] == null && looksLikeCodeState(address[a], (long) blocks[a] * bpb)) {
+                type[a] = "code_state";
+                role[a] = ROLE_OTHER_RAW;
+            }
+        }
+    }
+
+    private boolean markIfUntyped(long pointer, String rawType) {
+        int target = headAllocation(pointer);
+        if (target < 0 || type[target] != null) {
+            return false;
+        }
+        type[target] = rawType;
+        role[target] = ROLE_OTHER_RAW;
+        return true;
+    }
+
+    /** The function (allocation index) of a code_state at {@code at} when the words there make one, else -1. */
+    private int codeStateFunction(long at, long bytes) {
+        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
+        int funOff = cs.offsetOf("fun_bc");
+        int ipOff = cs.offsetOf("ip");
+        int nStateOff = cs.offsetOf("n_state");
+        int stateOff = cs.offsetOf("state[]");
+        if (funOff < 0 || ipOff < 0 || nStateOff < 0 || stateOff < 0 || bytes < stateOff + w) {
+            return -1;
+        }
+        int f = headAllocation(mem.word(at + funOff));
+        if (f < 0 || !("function".equals(type[f]) || "generator_function".equals(type[f]))) {
+            return -1;
+        }
+        int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
+        long ip = mem.word(at + ipOff);
+        if (code < 0 || ip < address[code] || ip >= address[code] + (long) blocks[code] * bpb) {
+            return -1;
+        }
+        int nState = mem.u16(at + nStateOff);
+        BytecodePrelude p = prelude(f);
+        if (nState <= 0 || stateOff + (long) nState * w > bytes || (p != null && p.nState() != nState)) {
+            return -1;
+        }
+        return f;
+    }
+
+    private boolean looksLikeCodeState(long at, long bytes) {
+        return codeStateFunction(at, bytes) >= 0;
+    }
+
+    private int bytecodeOffset() {
+        ObjectLayouts.Struct fun = layouts.struct("mp_obj_fun_bc_t");
+        int off = fun == null ? -1 : fun.offsetOf("bytecode");
+        return off >= 0 ? off : (legacyQstrs ? 2 : 3) * w;
+    }
+
+    // ---- names of references: struct fields, frames ----
+
+    private ObjectLayouts.Struct[] structOf;
+    private ObjectLayouts layouts;
+    private boolean legacyQstrs;
+    private QstrPools qstrPools;
+    /** Running frames: by the address of their code_state (heap, generator, C stack). */
+    private final java.util.TreeMap<Long, Frame> frames = new java.util.TreeMap<>();
+    private final Map<Integer, BytecodePrelude> preludes = new HashMap<>();
+
+    /**
+     * One running function: its code_state's words ({@code [start, end)}: header, {@code state[n_state]}, the
+     * exception stack), what its bytecode tells, and where it stands.
+     */
+    private record Frame(long start, long state, int nState, int nExcStack, long sp, int excSpIdx, String text,
+                         List<String> argNames, ObjectLayouts.Struct header) {
+        long end(int w) {
+            return state + (long) nState * w + (long) nExcStack * 3 * w;
+        }
+    }
+
+    /** The C struct of every allocation whose layout is known. */
+    private void structs() {
+        structOf = new ObjectLayouts.Struct[count];
+        for (int a = 0; a < count; a++) {
+            String sym = role[a] == ROLE_OBJECT ? symbols.typeSymbolAt(mem.word(address[a])) : null;
+            String st = role[a] == ROLE_OBJECT && (userTypes.containsKey(type[a]) || "object".equals(type[a]))
+                ? "mp_obj_instance_t" : ObjectLayouts.structOf(sym, type[a]);
+            structOf[a] = st == null ? null : layouts.struct(st);
+        }
+    }
+
+    /** The prelude of function {@code f}'s bytecode (cached), or {@code null}. */
+    private BytecodePrelude prelude(int f) {
+        if (preludes.containsKey(f)) {
+            return preludes.get(f);
+        }
+        BytecodePrelude p = null;
+        int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
+        if (code >= 0 && qstrPools != null) {
+            byte[] bytes = mem.bytes(address[code], (int) Math.min((long) blocks[code] * bpb, 1 << 16));
+            long qstrTable = -1;
+            if (!legacyQstrs) {
+                long context = mem.word(address[f] + w);
+                long table = headAllocation(context) >= 0 ? mem.word(context + 2L * w) : 0;
+                qstrTable = headAllocation(table) >= 0 ? table : -1;
+            }
+            long table = qstrTable;
+            p = BytecodePrelude.decode(bytes, legacyQstrs, v -> {
+                if (legacyQstrs) {
+                    return v;
+                }
+                if (table < 0) {
+                    return -1L;
+                }
+                int at = headAllocation(table);
+                return v * 2 + 2 <= (long) blocks[at] * bpb ? (long) mem.u16(table + v * 2) : -1L;
+            }, q -> qstrPools.display(q));
+            if (p != null && legacyQstrs && p.nPosArgs() + p.nKwonlyArgs() > 0) {
+                // v1.18: the argument names are the first entries of the const table, as qstr objects
+                long constTable = mem.word(address[f] + 3L * w);
+                List<String> args = new ArrayList<>();
+                for (int i = 0; i < p.nPosArgs() + p.nKwonlyArgs() && mem.isMapped(constTable + (long) i * w, w); i++) {
+                    long v = mem.word(constTable + (long) i * w);
+                    args.add((v & 7) == 2 ? qstrPools.display(v >>> 3) : "arg " + i);
+                }
+                p = new BytecodePrelude(p.nState(), p.nExcStack(), p.nPosArgs(), p.nKwonlyArgs(), p.name(), p.file(),
+                    args, p.lineInfo(), p.lineInfoTop(), p.opcodes());
+            }
+        }
+        preludes.put(f, p);
+        return p;
+    }
+
+    /** The frame of the code_state at {@code at} (function {@code f}), or {@code null}. */
+    private Frame frame(long at, int f, ObjectLayouts.Struct header, int stateOff) {
+        BytecodePrelude p = prelude(f);
+        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
+        int base = cs.offsetOf("fun_bc");
+        long start = at - base;
+        int nState = mem.u16(start + cs.offsetOf("n_state"));
+        int excSpIdx = mem.u16(start + cs.offsetOf("exc_sp_idx"));
+        long ip = mem.word(start + cs.offsetOf("ip"));
+        long sp = mem.word(start + cs.offsetOf("sp"));
+        String name = p == null || p.name() == null ? "?" : p.name();
+        String where = "";
+        if (p != null) {
+            int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
+            byte[] bytes = mem.bytes(address[code], (int) Math.min((long) blocks[code] * bpb, 1 << 16));
+            long offset = ip - address[code] - p.opcodes() - 1;
+            String file = p.file();
+            if (file == null && !legacyQstrs) {
+                file = moduleFile(f);
+            }
+            where = " (" + (file == null ? "" : file + ":") + p.line(bytes, Math.max(0, offset)) + ")";
+        }
+        return new Frame(at, at - base + stateOff, nState, p == null ? 0 : p.nExcStack(), sp, excSpIdx, name + where,
+            p == null ? List.of() : p.argNames(), header);
+    }
+
+    /** v1.19+: the source file of a function's module, the first entry of its qstr table. */
+    private String moduleFile(int f) {
+        long context = mem.word(address[f] + w);
+        if (headAllocation(context) < 0) {
+            return null;
+        }
+        long table = mem.word(context + 2L * w);
+        return headAllocation(table) >= 0 ? qstrPools.display(mem.u16(table)) : null;
+    }
+
+    /** The frames held in heap allocations: code_states and generators. */
+    private void frames(QstrPools qstrs) {
+        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
+        ObjectLayouts.Struct gen = layouts.struct("mp_obj_gen_instance_t");
+        for (int a = 0; a < count; a++) {
+            long bytes = (long) blocks[a] * bpb;
+            if ("code_state".equals(type[a])) {
+                int f = codeStateFunction(address[a], bytes);
+                if (f >= 0) {
+                    frames.put(address[a], frame(address[a], f, cs, cs.offsetOf("state[]")));
+                }
+            } else if ("generator".equals(type[a]) && gen != null) {
+                int csAt = gen.offsetOf("code_state.fun_bc");
+                int stateAt = gen.offsetOf("code_state.state[]");
+                if (csAt < 0 || stateAt < 0) {
+                    continue;
+                }
+                int f = codeStateFunction(address[a] + csAt, bytes - csAt);
+                if (f >= 0) {
+                    frames.put(address[a] + csAt, frame(address[a] + csAt, f, gen, stateAt - csAt));
+                }
+            }
+        }
+    }
+
+    /** The code_states on the C stack (small frames are allocated there), and the nlr chain. */
+    private void stackFrames(long[] stack, long[] ctxWords, ObjectLayouts.Struct ctxLayout) {
+        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
+        int stateOff = cs.offsetOf("state[]");
+        for (long at = stack[0]; at + stateOff <= stack[1]; at += w) {
+            int f = codeStateFunction(at, stack[1] - at);
+            if (f >= 0) {
+                Frame fr = frame(at, f, cs, stateOff);
+                frames.put(at, fr);
+                at = Math.max(at, fr.end(w) - w);
+            }
+        }
+        if (ctxLayout != null) {
+            int nlrTop = ctxLayout.offsetOf("thread.nlr_top");
+            ObjectLayouts.Struct nlr = layouts.struct("nlr_buf_t");
+            int retVal = nlr == null ? w : nlr.offsetOf("ret_val");
+            long buf = nlrTop >= 0 && nlrTop / w < ctxWords.length ? ctxWords[nlrTop / w] : 0;
+            for (int i = 0; i < 256 && buf >= stack[0] && buf + retVal + w <= stack[1]; i++) {
+                nlrReturnValues.put(buf + retVal, i);
+                long prev = mem.word(buf);
+                if (prev <= buf) {
+                    break;
+                }
+                buf = prev;
+            }
+        }
+    }
+
+    private final Map<Long, Integer> nlrReturnValues = new HashMap<>();
+
+    /** The frame whose code_state words hold {@code address}, or {@code null}. */
+    private Frame frameAt(long address) {
+        Map.Entry<Long, Frame> e = frames.floorEntry(address);
+        return e != null && address < e.getValue().end(w) ? e.getValue() : null;
+    }
+
+    /**
+     * The name of the word at byte {@code offset} of allocation {@code a}: {kind, name, frame or null}, or {@code null}
+     * when nothing names it (kinds {@code field}, {@code local}, {@code stack}).
+     */
+    private String[] wordName(int a, long offset) {
+        Frame fr = frameAt(address[a] + offset);
+        if (fr != null && address[a] + offset >= fr.state()) {
+            return slotName(fr, address[a] + offset);
+        }
+        ObjectLayouts.Struct st = structOf[a];
+        if (st == null) {
+            return null;
+        }
+        String f = st.wordName(offset, w);
+        if (f == null || f.endsWith("base.type")) {
+            return f == null ? null : new String[] {"field", "type", null};
+        }
+        return new String[] {"field", f, fr == null ? null : fr.text()};
+    }
+
+    /** A word of a frame's {@code state[]} or exception stack: {kind, name, frame}. */
+    private String[] slotName(Frame fr, long at) {
+        long k = (at - fr.state()) / w;
+        if (k < fr.nState()) {
+            long top = (fr.sp() - fr.state()) / w;
+            if (fr.sp() >= fr.state() - w && k <= top) {
+                return new String[] {"stack", "stack[" + k + "]", fr.text()};
+            }
+            long local = fr.nState() - 1 - k;
+            return new String[] {"local", local < fr.argNames().size() ? fr.argNames().get((int) local)
+                : "local #" + local, fr.text()};
+        }
+        long e = k - fr.nState();
+        String[] fields = {"handler", "val_sp", "prev_exc"};
+        return new String[] {"field", "exc_stack[" + (e / 3) + "]." + fields[(int) (e % 3)], fr.text()};
+    }
+
+    /** A root on the C stack: a frame's slot, an nlr buffer's return value, a heap frame, or {@code stack+OFFSET}. */
+    private String stackRootName(long at, long stackStart, int target) {
+        Frame fr = frameAt(at);
+        if (fr != null) {
+            if (at >= fr.state()) {
+                String[] n = slotName(fr, at);
+                return "frame " + fr.text() + " " + (n[0].equals("field") || n[1].startsWith("local #") ? ""
+                    : n[0] + " ") + n[1];
+            }
+            String f = fr.header().wordName(at - fr.start(), w);
+            return "frame " + fr.text() + " " + (f == null ? "+" + (at - fr.start()) : f);
+        }
+        Integer nlr = nlrReturnValues.get(at);
+        if (nlr != null) {
+            return "nlr_buf[" + nlr + "].ret_val (stack+" + (at - stackStart) + ")";
+        }
+        Frame heap = frames.get(address[target]);
+        if (heap != null && "code_state".equals(type[target])) {
+            return "frame " + heap.text() + " (code_state, stack+" + (at - stackStart) + ")";
+        }
+        return "stack+" + (at - stackStart);
     }
 
     private void mark(long pointer, String rawType, byte rawRole) {
