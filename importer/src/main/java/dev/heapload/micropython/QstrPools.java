@@ -202,9 +202,27 @@ public final class QstrPools {
         return s;
     }
 
-    /** The text of qstr {@code q}, or {@code qstr#q} for a ROM qstr. */
+    /**
+     * The first static qstrs of v1.19 and later (py/makeqstrdata.py's {@code static_qstr_list}): qstr 1 to 55 have these
+     * texts on every build, since .mpy files leave them out.
+     */
+    private static final String[] STATIC = {"", "__dir__", "\n", " ", "*", "/", "<module>", "_", "__call__", "__class__",
+        "__delitem__", "__enter__", "__exit__", "__getattr__", "__getitem__", "__hash__", "__init__", "__int__",
+        "__iter__", "__len__", "__main__", "__module__", "__name__", "__new__", "__next__", "__qualname__", "__repr__",
+        "__setitem__", "__str__", "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "EOFError",
+        "Ellipsis", "Exception", "GeneratorExit", "ImportError", "IndentationError", "IndexError", "KeyError",
+        "KeyboardInterrupt", "LookupError", "MemoryError", "NameError", "NoneType", "NotImplementedError", "OSError",
+        "OverflowError", "RuntimeError", "StopIteration", "SyntaxError", "SystemExit", "TypeError", "ValueError"};
+
+    /**
+     * The text of qstr {@code q}: from the pools in the dump, else (v1.19+) one of the first static qstrs, whose numbers
+     * every build shares; else {@code qstr#q} (a ROM qstr the dump does not hold).
+     */
     public String display(long q) {
         String s = text(q);
+        if (s == null && !legacy && q >= 1 && q <= STATIC.length) {
+            return STATIC[(int) q - 1];
+        }
         return s != null ? s : "qstr#" + q;
     }
 
