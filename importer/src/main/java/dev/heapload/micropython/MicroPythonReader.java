@@ -834,43 +834,44 @@ public final class MicroPythonReader {
      * function's bytecode, and {@code n_state} as the bytecode's prelude says.
      */
     private void classifyCode(boolean legacy) {
-        boolean changed = true;
-        for (int pass = 0; changed && pass < 64; pass++) {
-            changed = false;
-            for (int a = 0; a < count; a++) {
-                String t = type[a];
-                if (t == null) {
-                    continue;
+        java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>();
+        for (int a = 0; a < count; a++) {
+            if (type[a] != null) {
+                work.add(a);
+            }
+        }
+        while (!work.isEmpty()) {
+            int a = work.poll();
+            long base = address[a];
+            switch (type[a]) {
+                case "function", "generator_function" -> {
+                    if (!legacy) {
+                        markCode(mem.word(base + w), "module_context", work);
+                    }
                 }
-                long base = address[a];
-                switch (t) {
-                    case "function", "generator_function" -> {
-                        if (!legacy) {
-                            changed |= markIfUntyped(mem.word(base + w), "module_context");
-                        }
+                case "child_table", "const_table" -> {
+                    for (int i = 0; i < blocks[a] * bpb / w; i++) {
+                        markCode(mem.word(base + (long) i * w), "raw_code", work);
                     }
-                    case "child_table", "const_table" -> {
+                }
+                case "bytecode" -> {
+                    if (legacy) {
+                        // v1.18 bytecode holds its children's raw_code pointers inline (word aligned)
                         for (int i = 0; i < blocks[a] * bpb / w; i++) {
-                            changed |= markIfUntyped(mem.word(base + (long) i * w), "raw_code");
+                            markCode(mem.word(base + (long) i * w), "raw_code", work);
                         }
                     }
-                    case "bytecode" -> {
-                        if (legacy) {
-                            // v1.18 bytecode holds its children's raw_code pointers inline (word aligned)
-                            for (int i = 0; i < blocks[a] * bpb / w; i++) {
-                                changed |= markIfUntyped(mem.word(base + (long) i * w), "raw_code");
-                            }
-                        }
-                    }
-                    case "raw_code" -> {
-                        changed |= markIfUntyped(mem.word(base + w), "bytecode");
-                        changed |= markIfUntyped(mem.word(base + 2L * w), legacy ? "const_table" : "child_table");
-                    }
-                    case "module_context" -> changed |= markIfUntyped(mem.word(base + 2L * w), "module_constants");
-                    default -> {
-                        String sym = role[a] == ROLE_OBJECT ? symbols.typeSymbolAt(mem.word(base)) : null;
+                }
+                case "raw_code" -> {
+                    markCode(mem.word(base + w), "bytecode", work);
+                    markCode(mem.word(base + 2L * w), legacy ? "const_table" : "child_table", work);
+                }
+                case "module_context" -> markCode(mem.word(base + 2L * w), "module_constants", work);
+                default -> {
+                    if (role[a] == ROLE_OBJECT) {
+                        String sym = symbols.typeSymbolAt(mem.word(base));
                         if (sym != null && ObjectLayouts.isException(sym)) {
-                            changed |= markIfUntyped(mem.word(base + 2L * w), "traceback");
+                            markCode(mem.word(base + 2L * w), "traceback", work);
                         }
                     }
                 }
@@ -895,14 +896,14 @@ public final class MicroPythonReader {
         }
     }
 
-    private boolean markIfUntyped(long pointer, String rawType) {
+    /** Types an untyped allocation at {@code pointer} as {@code rawType} and queues it for its own owned blocks. */
+    private void markCode(long pointer, String rawType, java.util.ArrayDeque<Integer> work) {
         int target = headAllocation(pointer);
-        if (target < 0 || type[target] != null) {
-            return false;
+        if (target >= 0 && type[target] == null) {
+            type[target] = rawType;
+            role[target] = ROLE_OTHER_RAW;
+            work.add(target);
         }
-        type[target] = rawType;
-        role[target] = ROLE_OTHER_RAW;
-        return true;
     }
 
     /** The function (allocation index) of a code_state at {@code at} when the words there make one, else -1. */
