@@ -1,7 +1,7 @@
 # heapload_gdb.py - a gdb command that takes a MicroPython heap dump for heapload.
 #
 #   (gdb) source dumpers/micropython/heapload_gdb.py
-#   (gdb) heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]
+#   (gdb) heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] [--max-rom BYTES]
 #
 # Stop the target anywhere first (a breakpoint, Ctrl-C). The command finds `mp_state_ctx` by symbol, reads
 # the GC heap area chain (with debug info by the field names of mp_state_ctx.mem; without it by the
@@ -13,6 +13,9 @@
 #                      ATB, [gap], [FTB], [WTB], pool
 #   DIR/static*.bin    the RAM holding mp_state_ctx: all of .data/.bss (minus heaps and stack) when that is
 #                      at most --max-static bytes (default 1 MiB), else mp_state_ctx alone
+#   DIR/rom*.bin       the read-only sections holding the ROM qstr pools and their strings, when they add up to at
+#                      most --max-rom bytes (default 1 MiB; 0: none), so ROM qstrs (attribute, function, file names)
+#                      are shown by their text
 #   DIR/stack.bin      the current thread's C stack, $sp .. mp_state_ctx.thread.stack_top
 #   DIR/info.txt       sp, pc, stack_top, the area fields, the MicroPython version string when readable,
 #                      the target (architecture, byte order, connection), registers and backtrace
@@ -36,6 +39,7 @@ import gdb
 
 DEFAULT_CHUNK = 16 * 1024
 DEFAULT_MAX_STATIC = 1 << 20
+DEFAULT_MAX_ROM = 1 << 20
 
 
 class DumpError(Exception):
@@ -368,6 +372,49 @@ def subtract(ranges, holes):
     return out
 
 
+ROM_POOLS = ("mp_qstr_const_pool", "mp_qstr_const_pool_static", "mp_qstr_frozen_const_pool")
+
+
+def _rom_ranges(elf, bias, max_rom):
+    """[(start, end, section names)] of the allocated read-only sections holding the ROM qstr pools and, with debug
+    info, the strings they point at; none when they add up to more than max_rom bytes (then a note)."""
+    addresses = []
+    for name in ROM_POOLS:
+        sym = elf.symbol(name)
+        if sym is None:
+            continue
+        addresses.append(sym[0] + bias)
+        try:
+            pool = gdb.parse_and_eval(name)
+            n = int(pool["len"])
+            if n > 0:
+                addresses.append(int(pool["qstrs"][0]))
+                addresses.append(int(pool["qstrs"][n - 1]))
+        except (gdb.error, RuntimeError):
+            pass
+    chosen = []
+    for a in addresses:
+        for (sname, typ, flags, addr, size) in elf.sections:
+            start = addr + bias
+            if typ != 8 and flags & 2 and not flags & 1 and size > 0 and addr != 0 and start <= a < start + size:
+                if (start, start + size, sname) not in chosen:
+                    chosen.append((start, start + size, sname))
+    if not chosen:
+        return [], None
+    total = sum(e - s for s, e, _ in chosen)
+    if total > max_rom:
+        return [], ("read-only sections with the qstr pools (%d bytes) exceed --max-rom %d: ROM qstrs shown by "
+                    "number" % (total, max_rom))
+    chosen.sort()
+    merged = []
+    for s_, e_, n in chosen:
+        if merged and s_ <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e_), merged[-1][2] + " " + n)
+        else:
+            merged.append((s_, e_, n))
+    return merged, None
+
+
 def _version_string(mem, w):
     """sys.version's text (mp_sys_version_obj, a str object {base, hash, len, data}), when readable."""
     addr, _ = _symbol_address("mp_sys_version_obj")
@@ -514,7 +561,8 @@ def _human(n):
 
 # --------------------------------------------------------------------------------------------------- dump
 
-def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STATIC, quiet=False):
+def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STATIC, quiet=False,
+         max_rom=DEFAULT_MAX_ROM):
     """Takes the dump; returns the path of regions.json."""
     started = time.time()
     if gdb.selected_thread() is None:
@@ -594,6 +642,13 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
     if not static_ranges:
         static_ranges = [(ctx, ctx + ctx_size)]
 
+    # read-only data holding the ROM qstr pools and their strings (names of attributes, functions, files)
+    rom_ranges = []
+    if elf and max_rom > 0:
+        rom_ranges, note = _rom_ranges(elf, bias, max_rom)
+        if note:
+            notes.append(note)
+
     os.makedirs(directory, exist_ok=True)
     regions = []
     written = []
@@ -614,6 +669,12 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
                         "contents": "RAM: writable sections .data/.bss%s" % inside
                         if static_ranges != [(ctx, ctx + ctx_size)] else "mp_state_ctx"})
         written.append((name, e - s))
+    for i, (s_, e_, sections) in enumerate(rom_ranges):
+        name = "rom.bin" if len(rom_ranges) == 1 else "rom%d.bin" % i
+        mem.copy_to(s_, e_ - s_, os.path.join(directory, name))
+        regions.append({"file": name, "base": "0x%x" % s_, "size": e_ - s_,
+                        "contents": "ROM: read-only section %s (the qstr pools and their strings)" % sections})
+        written.append((name, e_ - s_))
     if stack:
         mem.copy_to(stack[0], stack[1] - stack[0], os.path.join(directory, "stack.bin"))
         regions.append({"file": "stack.bin", "base": "0x%x" % stack[0], "size": stack[1] - stack[0],
@@ -689,7 +750,7 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
 
 
 class HeaploadDumpCommand(gdb.Command):
-    """heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]
+    """heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] [--max-rom BYTES]
 Writes a MicroPython heap dump of the stopped target into DIR (regions.json, heap areas, static RAM, the C
 stack, info.txt, symbols.nm.txt) for `heapload micropython DIR/regions.json`."""
 
@@ -702,32 +763,37 @@ stack, info.txt, symbols.nm.txt) for `heapload micropython DIR/regions.json`."""
         label = None
         chunk = DEFAULT_CHUNK
         max_static = DEFAULT_MAX_STATIC
+        max_rom = DEFAULT_MAX_ROM
         i = 0
         try:
             while i < len(args):
                 a = args[i]
-                if a in ("--label", "--chunk", "--max-static") and i + 1 < len(args):
+                if a in ("--label", "--chunk", "--max-static", "--max-rom") and i + 1 < len(args):
                     v = args[i + 1]
                     if a == "--label":
                         label = v
                     elif a == "--chunk":
                         chunk = int(v, 0)
+                    elif a == "--max-rom":
+                        max_rom = int(v, 0)
                     else:
                         max_static = int(v, 0)
                     i += 2
                 elif a.startswith("--") or directory is not None:
-                    raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]")
+                    raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] "
+                                       "[--max-rom BYTES]")
                 else:
                     directory = a
                     i += 1
         except ValueError:
-            raise gdb.GdbError("heapload-dump: --chunk and --max-static take a number of bytes")
+            raise gdb.GdbError("heapload-dump: --chunk, --max-static and --max-rom take a number of bytes")
         if directory is None:
-            raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]")
+            raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] "
+                                       "[--max-rom BYTES]")
         if chunk < 64:
             raise gdb.GdbError("heapload-dump: --chunk must be at least 64 bytes")
         try:
-            dump(os.path.expanduser(directory), label, chunk, max_static)
+            dump(os.path.expanduser(directory), label, chunk, max_static, max_rom=max_rom)
         except DumpError as e:
             raise gdb.GdbError("heapload-dump: %s" % e)
 

@@ -256,6 +256,9 @@ public final class MicroPythonReader {
         long ramStart = Long.MAX_VALUE;
         long ramEnd = 0;
         for (MemoryImage.Region r : mem.regions()) {
+            if (r.contents() != null && r.contents().startsWith("ROM")) {
+                continue; // read-only data dumped for its qstrs (heapload_gdb.py's rom.bin): not RAM
+            }
             ramStart = Math.min(ramStart, r.base());
             ramEnd = Math.max(ramEnd, r.end());
         }

@@ -25,7 +25,7 @@ public final class QstrPools {
     /** ROM pool symbols that end the chain. */
     static final String[] ROM_POOLS = {"mp_qstr_const_pool", "mp_qstr_frozen_const_pool", "mp_qstr_const_pool_static"};
 
-    /** One pool in RAM: {@code qstrsAddress} is the address of {@code qstrs[0]}. */
+    /** One pool (in RAM, or in ROM when the dump holds its bytes): {@code qstrsAddress} is the address of {@code qstrs[0]}. */
     public record Pool(long address, long totalPrevLen, long alloc, long len, long qstrsAddress) {
     }
 
@@ -62,6 +62,16 @@ public final class QstrPools {
     /** The value of {@code vm.last_pool}, or {@code -1} when not found. */
     public long lastPool() {
         return lastPool;
+    }
+
+    /** True when {@code address} is a ROM pool's hash table ({@code mp_qstr_const_hashes…}). */
+    private static boolean isHashTable(FirmwareSymbols symbols, long address) {
+        for (FirmwareSymbols.Symbol s : symbols.at(address)) {
+            if (s.name().startsWith("mp_qstr_const_hashes") || s.name().startsWith("mp_qstr_frozen_const_hashes")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when {@code address} is a ROM pool symbol. */
@@ -125,6 +135,20 @@ public final class QstrPools {
                     legacy = true;
                     formatKnown = true;
                 }
+            }
+            long totalWord = mem.word(p + w);
+            pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
+            p = mem.word(p);
+        }
+        // ROM pools whose bytes the dump holds (heapload_gdb.py's rom.bin): same header, their hashes and lengths in
+        // arrays of their own (v1.19+: mp_qstr_const_hashes / _lengths, so the qstrs follow 6 header words, 5
+        // without hashes; v1.18: 4 header words)
+        while (p > 0 && isRomPool(symbols, p) && mem.isMapped(p, 4 * w) && pools.size() < 256) {
+            long qstrs = legacy ? p + 4L * w : p + (isHashTable(symbols, mem.word(p + 4L * w)) ? 6L : 5L) * w;
+            long alloc = mem.word(p + 2L * w);
+            long len = mem.word(p + 3L * w);
+            if (len < 0 || len > 1 << 20 || !mem.isMapped(qstrs, (int) (len * w))) {
+                break;
             }
             long totalWord = mem.word(p + w);
             pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
