@@ -25,7 +25,7 @@ public final class QstrPools {
     /** ROM pool symbols that end the chain. */
     static final String[] ROM_POOLS = {"mp_qstr_const_pool", "mp_qstr_frozen_const_pool", "mp_qstr_const_pool_static"};
 
-    /** One pool (in RAM, or in ROM when the dump holds its bytes): {@code qstrsAddress} is the address of {@code qstrs[0]}. */
+    /** One pool: {@code qstrsAddress} is the address of {@code qstrs[0]}. */
     public record Pool(long address, long totalPrevLen, long alloc, long len, long qstrsAddress) {
     }
 
@@ -34,11 +34,14 @@ public final class QstrPools {
     private final boolean legacy;
     private final int legacyHashBytes;
     private final long lastPool;
+    private final int ramPools;
     private final Map<Long, String> cache = new HashMap<>();
 
-    private QstrPools(MemoryImage mem, List<Pool> pools, boolean legacy, int legacyHashBytes, long lastPool) {
+    private QstrPools(MemoryImage mem, List<Pool> pools, int ramPools, boolean legacy, int legacyHashBytes,
+                      long lastPool) {
         this.mem = mem;
         this.pools = pools;
+        this.ramPools = ramPools;
         this.legacy = legacy;
         this.legacyHashBytes = legacyHashBytes;
         this.lastPool = lastPool;
@@ -46,12 +49,12 @@ public final class QstrPools {
 
     /** An empty table (no pool found). */
     static QstrPools none(MemoryImage mem) {
-        return new QstrPools(mem, List.of(), false, 0, -1);
+        return new QstrPools(mem, List.of(), 0, false, 0, -1);
     }
 
-    /** The pools in RAM, newest first. */
+    /** The pools in RAM, newest first (the ROM pools the dump holds are read for their texts, not listed). */
     public List<Pool> pools() {
-        return pools;
+        return pools.subList(0, ramPools);
     }
 
     /** True for the v1.18-and-older pool format. */
@@ -140,6 +143,7 @@ public final class QstrPools {
             pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
             p = mem.word(p);
         }
+        int ramPools = pools.size();
         // ROM pools whose bytes the dump holds (heapload_gdb.py's rom.bin): same header, their hashes and lengths in
         // arrays of their own (v1.19+: mp_qstr_const_hashes / _lengths, so the qstrs follow 6 header words, 5
         // without hashes; v1.18: 4 header words)
@@ -158,7 +162,7 @@ public final class QstrPools {
         if (legacy) {
             hashBytes = detectLegacyHashBytes(mem, pools);
         }
-        return new QstrPools(mem, pools, legacy, hashBytes, lastPool);
+        return new QstrPools(mem, pools, ramPools, legacy, hashBytes, lastPool);
     }
 
     private static int detectLegacyHashBytes(MemoryImage mem, List<Pool> pools) {
