@@ -115,8 +115,13 @@ class MicroPythonMidCollectionGdbTest {
         }
 
         // what the command prints: the figures after the collection, marked as such, the dumped table apart
-        var r = HeapLoadCommandTest.run("micropython", dir.resolve("regions.json").toString(), "--no-load");
+        Path svg = tmp.resolve("heap.svg");
+        var r = HeapLoadCommandTest.run("micropython", dir.resolve("regions.json").toString(), "--no-load", "--svg",
+            svg.toString());
         assertEquals(0, r.code(), r.err());
+        assertEquals(c.markedAllocations() > 0, Files.readString(svg).contains(String.format(java.util.Locale.ROOT,
+            "; dumped during a garbage collection: %,d marked heads (m), figures of the table as dumped",
+            c.markedAllocations())), stop);
         assertEquals(printed, MicroPythonGdbDumpTest.gcFigures(r.out().substring(0, r.out().indexOf("the table as dumped"))),
             r.out());
         assertTrue(r.out().contains("a garbage collection was running at the dump: "), r.out());
