@@ -32,7 +32,10 @@ import dev.heapload.model.SnapshotInfo;
  * their owner: {@code map_table} (dict, instance and module-globals tables at +3W), {@code list_items},
  * {@code str_data}, {@code bytes_data}, {@code array_data}, {@code set_table}, {@code mpz_digits},
  * {@code bytecode}, {@code child_table} / {@code const_table} (bytecode functions, v1.19+ / v1.18 layout),
- * {@code qstr_pool}, {@code qstr_chunk}; anything else is {@code raw}.
+ * {@code qstr_pool}, {@code qstr_chunk}, and the compiled code and frames reached from them: {@code module_context},
+ * {@code module_constants}, {@code raw_code}, {@code traceback}, {@code code_state} (a running function's frame on the
+ * heap, told by its content); anything else is {@code raw}. asyncio's {@code task_type} and {@code task_queue_type} are
+ * {@code Task} and {@code TaskQueue}.
  *
  * <h2>References</h2>
  * The GC's own conservative rule (notes §5): every word of the whole block run whose value is block aligned
@@ -41,14 +44,20 @@ import dev.heapload.model.SnapshotInfo;
  * a word {@code ptr | 1} with {@code ptr} a head is a {@link HeapSnapshot#WEAK weak} reference (weakref
  * objects and {@code vm.mp_weakref_map} store their targets so). Kinds: {@code key} / {@code value} in map
  * tables (values named by the key: a qstr or str key's text with key type string, a small int in brackets, {@code [3]},
- * with key type number), {@code item} in list items, {@code weak}, else {@code ref}.
+ * with key type number), {@code item} in list and tuple items, {@code weak}; {@code field} named by the struct's field
+ * for objects whose layout is known ({@link ObjectLayouts}: from the firmware's debug info, else built in), {@code local}
+ * and {@code stack} (with their frame) in a running frame's {@code state[]}; else {@code ref}.
  *
  * <h2>Roots</h2>
  * The words of {@code mp_state_ctx} from its start to {@code vm.qstr_last_chunk} (the GC scans from
  * {@code thread.dict_locals}; the few words before it hold the stack top and limit, never heap pointers),
- * named {@code mp_state_ctx.vm.last_pool}, {@code mp_state_ctx.vm.mp_loaded_modules_dict.map.table},
+ * named by their field with debug info ({@code mp_state_ctx.vm.cur_exception}), else
+ * {@code mp_state_ctx.vm.last_pool}, {@code mp_state_ctx.vm.mp_loaded_modules_dict.map.table},
  * {@code mp_state_ctx.vm.dict_main.map.table} where recognised, else {@code mp_state_ctx+OFFSET} (decimal
- * bytes); and the C stack {@code [sp, thread.stack_top)}, named {@code stack+OFFSET} from its start. The
+ * bytes); and the C stack {@code [sp, thread.stack_top)}: a word in a running frame's code_state
+ * {@code frame NAME (FILE:LINE) local ARG}, a pointer to a frame on the heap {@code frame NAME (FILE:LINE) (code_state,
+ * stack+OFFSET)}, an nlr buffer's return value (with debug info) {@code nlr_buf[i].ret_val (stack+OFFSET)}, else
+ * {@code stack+OFFSET} from its start. The
  * stack range: an image that ends at {@code stack_top} (hosted dumps), else (seed-style RAM dumps) the
  * {@code thread.stack_limit} bytes below {@code stack_top}, or an explicit start (the {@code sp} register).
  */
