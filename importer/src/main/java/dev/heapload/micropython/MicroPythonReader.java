@@ -970,9 +970,10 @@ public final class MicroPythonReader {
      * exception stack), what its bytecode tells, and where it stands.
      */
     private record Frame(long start, long state, int nState, int nExcStack, long sp, int excSpIdx, String text,
-                         List<String> argNames, ObjectLayouts.Struct header) {
+                         List<String> argNames, ObjectLayouts.Struct header, long limit) {
+        /** The end of its words: the exception stack's, or the end of the memory holding it when that comes first. */
         long end(int w) {
-            return state + (long) nState * w + (long) nExcStack * 3 * w;
+            return Math.min(limit, state + (long) nState * w + (long) nExcStack * 3 * w);
         }
     }
 
@@ -1030,7 +1031,7 @@ public final class MicroPythonReader {
     }
 
     /** The frame of the code_state at {@code at} (function {@code f}), or {@code null}. */
-    private Frame frame(long at, int f, ObjectLayouts.Struct header, int stateOff) {
+    private Frame frame(long at, int f, ObjectLayouts.Struct header, int stateOff, long limit) {
         BytecodePrelude p = prelude(f);
         ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
         int base = cs.offsetOf("fun_bc");
@@ -1052,7 +1053,7 @@ public final class MicroPythonReader {
             where = " (" + (file == null ? "" : file + ":") + p.line(bytes, Math.max(0, offset)) + ")";
         }
         return new Frame(at, at - base + stateOff, nState, p == null ? 0 : p.nExcStack(), sp, excSpIdx, name + where,
-            p == null ? List.of() : p.argNames(), header);
+            p == null ? List.of() : p.argNames(), header, limit);
     }
 
     /** v1.19+: the source file of a function's module, the first entry of its qstr table. */
@@ -1074,7 +1075,7 @@ public final class MicroPythonReader {
             if ("code_state".equals(type[a])) {
                 int f = codeStateFunction(address[a], bytes);
                 if (f >= 0) {
-                    frames.put(address[a], frame(address[a], f, cs, cs.offsetOf("state[]")));
+                    frames.put(address[a], frame(address[a], f, cs, cs.offsetOf("state[]"), address[a] + bytes));
                 }
             } else if ("generator".equals(type[a]) && gen != null) {
                 int csAt = gen.offsetOf("code_state.fun_bc");
@@ -1084,7 +1085,7 @@ public final class MicroPythonReader {
                 }
                 int f = codeStateFunction(address[a] + csAt, bytes - csAt);
                 if (f >= 0) {
-                    frames.put(address[a] + csAt, frame(address[a] + csAt, f, gen, stateAt - csAt));
+                    frames.put(address[a] + csAt, frame(address[a] + csAt, f, gen, stateAt - csAt, address[a] + bytes));
                 }
             }
         }
@@ -1097,7 +1098,7 @@ public final class MicroPythonReader {
         for (long at = stack[0]; at + stateOff <= stack[1]; at += w) {
             int f = codeStateFunction(at, stack[1] - at);
             if (f >= 0) {
-                Frame fr = frame(at, f, cs, stateOff);
+                Frame fr = frame(at, f, cs, stateOff, stack[1]);
                 frames.put(at, fr);
                 at = Math.max(at, fr.end(w) - w);
             }
