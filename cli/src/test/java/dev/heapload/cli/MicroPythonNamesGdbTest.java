@@ -43,6 +43,7 @@ class MicroPythonNamesGdbTest {
         "class Worker:",
         "    def __init__(self, name):",
         "        self.name = name",
+        "        self.items = [1, 2, 3]",
         "    def run(self):",
         "        return self.name",
         "async def job(n):",
@@ -136,7 +137,7 @@ class MicroPythonNamesGdbTest {
     void framesExceptionsTasksAndCodeAreNamed() throws Exception {
         MicroPythonDump d = dump();
         String program = tmp.resolve("names.py").toString();
-        String handler = "handler (" + program + ":40)";
+        String handler = "handler (" + program + ":41)";
         for (MicroPythonDump read : List.of(d, MicroPythonFiles.read(withoutLayouts(), "names"))) {
             boolean debugInfo = read == d;
             HeapSnapshot s = read.snapshot();
@@ -162,9 +163,11 @@ class MicroPythonNamesGdbTest {
                 "field exc_stack[0].prev_exc -> ValueError frame " + handler), refs(s, "code_state"));
             List<String> generator = refs(s, "generator");
             assertEquals(3, generator.stream().filter(("field code_state.fun_bc -> generator_function frame job ("
-                + program + ":11)")::equals).count(), generator::toString);
-            assertTrue(generator.contains("local local #1 -> list frame gen (" + program + ":17)"), generator::toString);
+                + program + ":12)")::equals).count(), generator::toString);
+            assertTrue(generator.contains("local local #1 -> list frame gen (" + program + ":18)"), generator::toString);
             assertEquals(List.of("field constants.qstr_table -> module_constants"), refs(s, "module_context"));
+            // `items` is a ROM qstr: its text comes from the read-only data heapload-dump saved (rom.bin)
+            assertTrue(refs(s, "map_table").contains("value items -> list"), () -> refs(s, "map_table").toString());
 
             HeapAnalysis a = HeapAnalyzer.analyze(s, Progress.NONE);
             String ctx = debugInfo ? "mp_state_ctx.vm.cur_exception" : "mp_state_ctx+880";
@@ -182,6 +185,27 @@ class MicroPythonNamesGdbTest {
             assertTrue(s.info().warnings().stream().anyMatch(w -> w.startsWith("1 pointer field(s) point outside the "
                 + "dumped RAM and the firmware")), s.info().warnings()::toString);
         }
+    }
+
+    @Test
+    void romQstrsWithoutTheirBytesKeepTheirNumber() throws Exception {
+        dump();
+        Path copy = tmp.resolve("norom");
+        Files.createDirectories(copy);
+        try (var files = Files.list(tmp.resolve("dump"))) {
+            for (Path f : files.toList()) {
+                if (!f.getFileName().toString().startsWith("rom")) {
+                    Files.copy(f, copy.resolve(f.getFileName()));
+                }
+            }
+        }
+        String regions = Files.readString(copy.resolve("regions.json"));
+        Files.writeString(copy.resolve("regions.json"), regions.replaceAll("\\{[^{}]*\"rom\\.bin\"[^{}]*\\},?", ""));
+        HeapSnapshot s = MicroPythonFiles.read(copy.resolve("regions.json"), "norom").snapshot();
+        List<String> tables = refs(s, "map_table");
+        assertTrue(tables.stream().anyMatch(r -> r.matches("value qstr#\\d+ -> list")), tables::toString);
+        // the static qstrs keep their text: every build numbers them alike
+        assertTrue(tables.contains("value __init__ -> function"), tables::toString);
     }
 
     /** The dump directory with layouts.json removed: what a build without debug info gives. */
