@@ -211,14 +211,38 @@ public final class MicroPythonReader {
             rootEnd = areaField;
             warnings.add("vm.qstr_last_chunk not recognised: roots taken from all of mp_state_ctx before mem.area");
         }
-        legacyQstrs = qstrs.legacyFormat();
-        qstrPools = qstrs;
         layouts = options.layouts() != null ? options.layouts().orElse(ObjectLayouts.builtin(w, qstrs.legacyFormat()))
             : ObjectLayouts.builtin(w, qstrs.legacyFormat());
+        frames = new RunningFrames(mem, bpb, layouts, qstrs, new RunningFrames.Heap() {
+            @Override
+            public int count() {
+                return count;
+            }
+
+            @Override
+            public int headAllocation(long v) {
+                return MicroPythonReader.this.headAllocation(v);
+            }
+
+            @Override
+            public long address(int a) {
+                return address[a];
+            }
+
+            @Override
+            public int blocks(int a) {
+                return blocks[a];
+            }
+
+            @Override
+            public String type(int a) {
+                return type[a];
+            }
+        });
         nameTypes(qstrs);
         classifyRaw(qstrs);
         structs();
-        frames(qstrs);
+        frames.onHeap();
         Map<Integer, String> ctxNames = ctxFieldNames(ctxWords, lastPoolIndex, rootEnd);
         ObjectLayouts.Struct ctxLayout = layouts.fromDebugInfo() ? layouts.struct("mp_state_ctx_t") : null;
         if (ctxLayout != null) {
@@ -353,15 +377,15 @@ public final class MicroPythonReader {
         }
         long[] stack = stackRange(ctxWords, source);
         if (stack != null) {
-            stackFrames(stack, ctxWords, ctxLayout);
+            frames.onStack(stack, ctxWords, ctxLayout);
             // a frame's slot or an nlr buffer names a root better than its stack offset: those first
             for (int pass = 0; pass < 2; pass++) {
                 for (long at = stack[0]; at + w <= stack[1]; at += w) {
                     int target = headAllocation(mem.word(at));
                     if (target >= 0 && !isRoot[target]
-                        && (pass == 1 || frameAt(at) != null || nlrReturnValues.containsKey(at))) {
+                        && (pass == 1 || frames.frameAt(at) != null || frames.isNlrReturnValue(at))) {
                         isRoot[target] = true;
-                        b.addRoot(stackRootName(at, stack[0], target), ids[target]);
+                        b.addRoot(frames.stackRootName(at, stack[0], target), ids[target]);
                     }
                 }
             }
@@ -901,7 +925,7 @@ public final class MicroPythonReader {
             }
         }
         for (int a = 0; a < count; a++) {
-            if (type[a] == null && looksLikeCodeState(address[a], (long) blocks[a] * bpb)) {
+            if (type[a] == null && frames.looksLikeCodeState(address[a], (long) blocks[a] * bpb)) {
                 type[a] = "code_state";
                 role[a] = ROLE_OTHER_RAW;
             }
@@ -918,65 +942,11 @@ public final class MicroPythonReader {
         }
     }
 
-    /** The function (allocation index) of a code_state at {@code at} when the words there make one, else -1. */
-    private int codeStateFunction(long at, long bytes) {
-        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
-        int funOff = cs.offsetOf("fun_bc");
-        int ipOff = cs.offsetOf("ip");
-        int nStateOff = cs.offsetOf("n_state");
-        int stateOff = cs.offsetOf("state[]");
-        if (funOff < 0 || ipOff < 0 || nStateOff < 0 || stateOff < 0 || bytes < stateOff + w) {
-            return -1;
-        }
-        int f = headAllocation(mem.word(at + funOff));
-        if (f < 0 || !("function".equals(type[f]) || "generator_function".equals(type[f]))) {
-            return -1;
-        }
-        int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
-        long ip = mem.word(at + ipOff);
-        if (code < 0 || ip < address[code] || ip >= address[code] + (long) blocks[code] * bpb) {
-            return -1;
-        }
-        int nState = mem.u16(at + nStateOff);
-        BytecodePrelude p = prelude(f);
-        if (nState <= 0 || stateOff + (long) nState * w > bytes || (p != null && p.nState() != nState)) {
-            return -1;
-        }
-        return f;
-    }
-
-    private boolean looksLikeCodeState(long at, long bytes) {
-        return codeStateFunction(at, bytes) >= 0;
-    }
-
-    private int bytecodeOffset() {
-        ObjectLayouts.Struct fun = layouts.struct("mp_obj_fun_bc_t");
-        int off = fun == null ? -1 : fun.offsetOf("bytecode");
-        return off >= 0 ? off : (legacyQstrs ? 2 : 3) * w;
-    }
-
     // ---- names of references: struct fields, frames ----
 
     private ObjectLayouts.Struct[] structOf;
     private ObjectLayouts layouts;
-    private boolean legacyQstrs;
-    private QstrPools qstrPools;
-    /** Running frames: by the address of their code_state (heap, generator, C stack). */
-    private final java.util.TreeMap<Long, Frame> frames = new java.util.TreeMap<>();
-    private final Map<Integer, BytecodePrelude> preludes = new HashMap<>();
-
-    /**
-     * One running function: its code_state's words ({@code [start, end)}: header, {@code state[n_state]}, the
-     * exception stack), what its bytecode tells, and where it stands.
-     */
-    private record Frame(long start, long state, int nState, int nExcStack, long sp, int excSpIdx, String text,
-                         List<String> argNames, ObjectLayouts.Struct header, long limit) {
-        /** The end of its words: the exception stack's, or the end of the memory holding it when that comes first. */
-        long end(int w) {
-            return Math.min(limit, state + (long) nState * w + (long) nExcStack * 3 * w);
-        }
-    }
-
+    private RunningFrames frames;
     /** The C struct of every allocation whose layout is known. */
     private void structs() {
         structOf = new ObjectLayouts.Struct[count];
@@ -988,153 +958,14 @@ public final class MicroPythonReader {
         }
     }
 
-    /** The prelude of function {@code f}'s bytecode (cached), or {@code null}. */
-    private BytecodePrelude prelude(int f) {
-        if (preludes.containsKey(f)) {
-            return preludes.get(f);
-        }
-        BytecodePrelude p = null;
-        int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
-        if (code >= 0 && qstrPools != null) {
-            byte[] bytes = mem.bytes(address[code], (int) Math.min((long) blocks[code] * bpb, 1 << 16));
-            long qstrTable = -1;
-            if (!legacyQstrs) {
-                long context = mem.word(address[f] + w);
-                long table = headAllocation(context) >= 0 ? mem.word(context + 2L * w) : 0;
-                qstrTable = headAllocation(table) >= 0 ? table : -1;
-            }
-            long table = qstrTable;
-            p = BytecodePrelude.decode(bytes, legacyQstrs, v -> {
-                if (legacyQstrs) {
-                    return v;
-                }
-                if (table < 0) {
-                    return -1L;
-                }
-                int at = headAllocation(table);
-                return v * 2 + 2 <= (long) blocks[at] * bpb ? (long) mem.u16(table + v * 2) : -1L;
-            }, q -> qstrPools.display(q));
-            if (p != null && legacyQstrs && p.nPosArgs() + p.nKwonlyArgs() > 0) {
-                // v1.18: the argument names are the first entries of the const table, as qstr objects
-                long constTable = mem.word(address[f] + 3L * w);
-                List<String> args = new ArrayList<>();
-                for (int i = 0; i < p.nPosArgs() + p.nKwonlyArgs() && mem.isMapped(constTable + (long) i * w, w); i++) {
-                    long v = mem.word(constTable + (long) i * w);
-                    args.add((v & 7) == 2 ? qstrPools.display(v >>> 3) : "arg " + i);
-                }
-                p = new BytecodePrelude(p.nState(), p.nExcStack(), p.nPosArgs(), p.nKwonlyArgs(), p.name(), p.file(),
-                    args, p.lineInfo(), p.lineInfoTop(), p.opcodes());
-            }
-        }
-        preludes.put(f, p);
-        return p;
-    }
-
-    /** The frame of the code_state at {@code at} (function {@code f}), or {@code null}. */
-    private Frame frame(long at, int f, ObjectLayouts.Struct header, int stateOff, long limit) {
-        BytecodePrelude p = prelude(f);
-        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
-        int base = cs.offsetOf("fun_bc");
-        long start = at - base;
-        int nState = mem.u16(start + cs.offsetOf("n_state"));
-        int excSpIdx = mem.u16(start + cs.offsetOf("exc_sp_idx"));
-        long ip = mem.word(start + cs.offsetOf("ip"));
-        long sp = mem.word(start + cs.offsetOf("sp"));
-        String name = p == null || p.name() == null ? "?" : p.name();
-        String where = "";
-        if (p != null) {
-            int code = headAllocation(mem.word(address[f] + bytecodeOffset()));
-            byte[] bytes = mem.bytes(address[code], (int) Math.min((long) blocks[code] * bpb, 1 << 16));
-            long offset = ip - address[code] - p.opcodes() - 1;
-            String file = p.file();
-            if (file == null && !legacyQstrs) {
-                file = moduleFile(f);
-            }
-            where = " (" + (file == null ? "" : file + ":") + p.line(bytes, Math.max(0, offset)) + ")";
-        }
-        return new Frame(at, at - base + stateOff, nState, p == null ? 0 : p.nExcStack(), sp, excSpIdx, name + where,
-            p == null ? List.of() : p.argNames(), header, limit);
-    }
-
-    /** v1.19+: the source file of a function's module, the first entry of its qstr table. */
-    private String moduleFile(int f) {
-        long context = mem.word(address[f] + w);
-        if (headAllocation(context) < 0) {
-            return null;
-        }
-        long table = mem.word(context + 2L * w);
-        return headAllocation(table) >= 0 ? qstrPools.display(mem.u16(table)) : null;
-    }
-
-    /** The frames held in heap allocations: code_states and generators. */
-    private void frames(QstrPools qstrs) {
-        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
-        ObjectLayouts.Struct gen = layouts.struct("mp_obj_gen_instance_t");
-        for (int a = 0; a < count; a++) {
-            long bytes = (long) blocks[a] * bpb;
-            if ("code_state".equals(type[a])) {
-                int f = codeStateFunction(address[a], bytes);
-                if (f >= 0) {
-                    frames.put(address[a], frame(address[a], f, cs, cs.offsetOf("state[]"), address[a] + bytes));
-                }
-            } else if ("generator".equals(type[a]) && gen != null) {
-                int csAt = gen.offsetOf("code_state.fun_bc");
-                int stateAt = gen.offsetOf("code_state.state[]");
-                if (csAt < 0 || stateAt < 0) {
-                    continue;
-                }
-                int f = codeStateFunction(address[a] + csAt, bytes - csAt);
-                if (f >= 0) {
-                    frames.put(address[a] + csAt, frame(address[a] + csAt, f, gen, stateAt - csAt, address[a] + bytes));
-                }
-            }
-        }
-    }
-
-    /** The code_states on the C stack (small frames are allocated there), and the nlr chain. */
-    private void stackFrames(long[] stack, long[] ctxWords, ObjectLayouts.Struct ctxLayout) {
-        ObjectLayouts.Struct cs = layouts.struct("mp_code_state_t");
-        int stateOff = cs.offsetOf("state[]");
-        for (long at = stack[0]; at + stateOff <= stack[1]; at += w) {
-            int f = codeStateFunction(at, stack[1] - at);
-            if (f >= 0) {
-                Frame fr = frame(at, f, cs, stateOff, stack[1]);
-                frames.put(at, fr);
-                at = Math.max(at, fr.end(w) - w);
-            }
-        }
-        if (ctxLayout != null) {
-            int nlrTop = ctxLayout.offsetOf("thread.nlr_top");
-            ObjectLayouts.Struct nlr = layouts.struct("nlr_buf_t");
-            int retVal = nlr == null ? w : nlr.offsetOf("ret_val");
-            long buf = nlrTop >= 0 && nlrTop / w < ctxWords.length ? ctxWords[nlrTop / w] : 0;
-            for (int i = 0; i < 256 && buf >= stack[0] && buf + retVal + w <= stack[1]; i++) {
-                nlrReturnValues.put(buf + retVal, i);
-                long prev = mem.word(buf);
-                if (prev <= buf) {
-                    break;
-                }
-                buf = prev;
-            }
-        }
-    }
-
-    private final Map<Long, Integer> nlrReturnValues = new HashMap<>();
-
-    /** The frame whose code_state words hold {@code address}, or {@code null}. */
-    private Frame frameAt(long address) {
-        Map.Entry<Long, Frame> e = frames.floorEntry(address);
-        return e != null && address < e.getValue().end(w) ? e.getValue() : null;
-    }
-
     /**
      * The name of the word at byte {@code offset} of allocation {@code a}: {kind, name, frame or null}, or {@code null}
      * when nothing names it (kinds {@code field}, {@code local}, {@code stack}).
      */
     private String[] wordName(int a, long offset) {
-        Frame fr = frameAt(address[a] + offset);
+        RunningFrames.Frame fr = frames.frameAt(address[a] + offset);
         if (fr != null && address[a] + offset >= fr.state()) {
-            return slotName(fr, address[a] + offset);
+            return frames.slotName(fr, address[a] + offset);
         }
         ObjectLayouts.Struct st = structOf[a];
         if (st == null) {
@@ -1145,46 +976,6 @@ public final class MicroPythonReader {
             return f == null ? null : new String[] {"field", "type", null};
         }
         return new String[] {"field", f, fr == null ? null : fr.text()};
-    }
-
-    /** A word of a frame's {@code state[]} or exception stack: {kind, name, frame}. */
-    private String[] slotName(Frame fr, long at) {
-        long k = (at - fr.state()) / w;
-        if (k < fr.nState()) {
-            long top = (fr.sp() - fr.state()) / w;
-            if (fr.sp() >= fr.state() - w && k <= top) {
-                return new String[] {"stack", "stack[" + k + "]", fr.text()};
-            }
-            long local = fr.nState() - 1 - k;
-            return new String[] {"local", local < fr.argNames().size() ? fr.argNames().get((int) local)
-                : "local #" + local, fr.text()};
-        }
-        long e = k - fr.nState();
-        String[] fields = {"handler", "val_sp", "prev_exc"};
-        return new String[] {"field", "exc_stack[" + (e / 3) + "]." + fields[(int) (e % 3)], fr.text()};
-    }
-
-    /** A root on the C stack: a frame's slot, an nlr buffer's return value, a heap frame, or {@code stack+OFFSET}. */
-    private String stackRootName(long at, long stackStart, int target) {
-        Frame fr = frameAt(at);
-        if (fr != null) {
-            if (at >= fr.state()) {
-                String[] n = slotName(fr, at);
-                return "frame " + fr.text() + " " + (n[0].equals("field") || n[1].startsWith("local #") ? ""
-                    : n[0] + " ") + n[1];
-            }
-            String f = fr.header().wordName(at - fr.start(), w);
-            return "frame " + fr.text() + " " + (f == null ? "+" + (at - fr.start()) : f);
-        }
-        Integer nlr = nlrReturnValues.get(at);
-        if (nlr != null) {
-            return "nlr_buf[" + nlr + "].ret_val (stack+" + (at - stackStart) + ")";
-        }
-        Frame heap = frames.get(address[target]);
-        if (heap != null && "code_state".equals(type[target])) {
-            return "frame " + heap.text() + " (code_state, stack+" + (at - stackStart) + ")";
-        }
-        return "stack+" + (at - stackStart);
     }
 
     private void mark(long pointer, String rawType, byte rawRole) {
