@@ -59,11 +59,6 @@ final class RunningFrames {
         this.heap = heap;
     }
 
-    /** The frame held by the heap code_state at {@code address}, or {@code null}. */
-    Frame frameOf(long address) {
-        return frames.get(address);
-    }
-
     /** True when the C stack word at {@code at} holds an nlr buffer's {@code ret_val}. */
     boolean isNlrReturnValue(long at) {
         return nlrReturnValues.containsKey(at);
