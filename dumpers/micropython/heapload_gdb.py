@@ -1,7 +1,7 @@
 # heapload_gdb.py - a gdb command that takes a MicroPython heap dump for heapload.
 #
 #   (gdb) source dumpers/micropython/heapload_gdb.py
-#   (gdb) heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]
+#   (gdb) heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] [--max-rom BYTES]
 #
 # Stop the target anywhere first (a breakpoint, Ctrl-C). The command finds `mp_state_ctx` by symbol, reads
 # the GC heap area chain (with debug info by the field names of mp_state_ctx.mem; without it by the
@@ -13,11 +13,16 @@
 #                      ATB, [gap], [FTB], [WTB], pool
 #   DIR/static*.bin    the RAM holding mp_state_ctx: all of .data/.bss (minus heaps and stack) when that is
 #                      at most --max-static bytes (default 1 MiB), else mp_state_ctx alone
+#   DIR/rom*.bin       the read-only sections holding the ROM qstr pools and their strings, when they add up to at
+#                      most --max-rom bytes (default 1 MiB; 0: none), so ROM qstrs (attribute, function, file names)
+#                      are shown by their text
 #   DIR/stack.bin      the current thread's C stack, $sp .. mp_state_ctx.thread.stack_top
 #   DIR/info.txt       sp, pc, stack_top, the area fields, the MicroPython version string when readable,
 #                      the target (architecture, byte order, connection), registers and backtrace
 #   DIR/symbols.nm.txt the ELF's symbol table as `nm -S -n --defined-only` prints it (runtime addresses),
 #                      so the dump loads without any other file
+#   DIR/layouts.json   with debug info: the layouts (field offsets and names) of mp_state_ctx_t, mp_code_state_t
+#                      and the object structs heapload names references by (LAYOUT_STRUCTS)
 #
 # Memory is read in chunks (--chunk, default 16 KiB; halved down to 64 bytes when a remote stub refuses a
 # read), so OpenOCD, pyOCD, probe-rs, J-Link and QEMU gdbstubs all serve it. Works for 32- and 64-bit,
@@ -34,6 +39,7 @@ import gdb
 
 DEFAULT_CHUNK = 16 * 1024
 DEFAULT_MAX_STATIC = 1 << 20
+DEFAULT_MAX_ROM = 1 << 20
 
 
 class DumpError(Exception):
@@ -366,6 +372,49 @@ def subtract(ranges, holes):
     return out
 
 
+ROM_POOLS = ("mp_qstr_const_pool", "mp_qstr_const_pool_static", "mp_qstr_frozen_const_pool")
+
+
+def _rom_ranges(elf, bias, max_rom):
+    """[(start, end, section names)] of the allocated read-only sections holding the ROM qstr pools and, with debug
+    info, the strings they point at; none when they add up to more than max_rom bytes (then a note)."""
+    addresses = []
+    for name in ROM_POOLS:
+        sym = elf.symbol(name)
+        if sym is None:
+            continue
+        addresses.append(sym[0] + bias)
+        try:
+            pool = gdb.parse_and_eval(name)
+            n = int(pool["len"])
+            if n > 0:
+                addresses.append(int(pool["qstrs"][0]))
+                addresses.append(int(pool["qstrs"][n - 1]))
+        except (gdb.error, RuntimeError):
+            pass
+    chosen = []
+    for a in addresses:
+        for (sname, typ, flags, addr, size) in elf.sections:
+            start = addr + bias
+            if typ != 8 and flags & 2 and not flags & 1 and size > 0 and addr != 0 and start <= a < start + size:
+                if (start, start + size, sname) not in chosen:
+                    chosen.append((start, start + size, sname))
+    if not chosen:
+        return [], None
+    total = sum(e - s for s, e, _ in chosen)
+    if total > max_rom:
+        return [], ("read-only sections with the qstr pools (%d bytes) exceed --max-rom %d: ROM qstrs shown by "
+                    "number" % (total, max_rom))
+    chosen.sort()
+    merged = []
+    for s_, e_, n in chosen:
+        if merged and s_ <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e_), merged[-1][2] + " " + n)
+        else:
+            merged.append((s_, e_, n))
+    return merged, None
+
+
 def _version_string(mem, w):
     """sys.version's text (mp_sys_version_obj, a str object {base, hash, len, data}), when readable."""
     addr, _ = _symbol_address("mp_sys_version_obj")
@@ -406,6 +455,103 @@ def _target_description():
     return lines
 
 
+# The collector's functions by phase (py/gc.c; ports name their entry gc_collect). A dump taken while one of them
+# is on the stack has MARK entries in the allocation table; heapload tells from this line which allocations the
+# collection keeps. Inlined functions show as frames when the ELF has debug info.
+_GC_MARK_FRAMES = ("gc_mark_subtree", "gc_mark", "gc_collect_root", "gc_collect_start", "gc_collect_start_common",
+                   "gc_helper_collect_regs_and_stack", "gc_collect_regs_and_stack", "gc_helper_get_regs",
+                   "mp_thread_gc_others", "gc_deal_with_stack_overflow")
+_GC_FINALISE_FRAMES = ("gc_sweep_run_finalisers",)
+_GC_SWEEP_FRAMES = ("gc_sweep_free_blocks", "gc_sweep", "gc_collect_end", "gc_sweep_all")
+
+
+def _gc_phase():
+    """(phase, frames) when a garbage collection is on the stack: mark, finalise or sweep from the innermost
+    collector frame, else None."""
+    names = []
+    try:
+        f = gdb.newest_frame()
+        while f is not None and len(names) < 200:
+            names.append(f.name() or "")
+            f = f.older()
+    except gdb.error:
+        pass
+    if "gc_collect" not in names and not any(n in names for n in _GC_SWEEP_FRAMES + _GC_MARK_FRAMES):
+        return None
+    chain = []
+    phase = None
+    for n in names:
+        if n in _GC_MARK_FRAMES or n in _GC_FINALISE_FRAMES or n in _GC_SWEEP_FRAMES or n == "gc_collect":
+            chain.append(n)
+            if phase is None:
+                phase = ("mark" if n in _GC_MARK_FRAMES or n == "gc_collect"
+                         else "finalise" if n in _GC_FINALISE_FRAMES else "sweep")
+    return phase, " < ".join(chain)
+
+
+# The C structs whose layout heapload uses to name references (field names, frames), when the ELF has debug info.
+# Which type object uses which struct is heapload's knowledge (MicroPythonReader); the dumper only exports them.
+LAYOUT_STRUCTS = (
+    "mp_state_ctx_t", "mp_code_state_t", "mp_exc_stack_t", "nlr_buf_t", "mp_raw_code_t", "mp_module_context_t",
+    "mp_obj_fun_bc_t", "mp_obj_gen_instance_t", "mp_obj_bound_meth_t", "mp_obj_closure_t", "mp_obj_cell_t",
+    "mp_obj_exception_t", "mp_obj_module_t", "mp_obj_instance_t", "mp_obj_list_t", "mp_obj_dict_t", "mp_obj_str_t",
+    "mp_obj_array_t", "mp_obj_tuple_t", "mp_obj_property_t", "mp_obj_static_class_method_t", "mp_obj_task_t",
+    "mp_obj_task_queue_t", "mp_obj_uctypes_struct_t", "mp_obj_template_t", "mp_obj_interpolation_t", "mp_obj_deque_t",
+    "mp_obj_stringio_t", "mp_obj_enumerate_t", "mp_obj_filter_t", "mp_obj_map_t", "mp_obj_zip_t", "mp_obj_reversed_t",
+    "mp_obj_weakref_t", "mp_obj_set_t", "mp_obj_slice_t", "mp_obj_range_t", "mp_obj_namedtuple_t",
+)
+
+
+def _flatten(t, base, prefix, out, w, depth=0):
+    """Leaf fields of a struct as [offset, dotted name, size]: nested structs and unions flattened, fixed arrays
+    expanded (at most 64 elements), a flexible array member as [offset, name + "[]", element size]; bit fields left
+    out."""
+    t = t.strip_typedefs()
+    if depth > 8:
+        return
+    if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        for f in t.fields():
+            if getattr(f, "bitpos", None) is None or f.bitsize:
+                continue
+            _flatten(f.type, base + f.bitpos // 8, (prefix + "." if prefix else "") + (f.name or ""), out, w,
+                     depth + 1)
+    elif t.code == gdb.TYPE_CODE_ARRAY:
+        lo, hi = t.range()
+        et = t.target().strip_typedefs()
+        if hi < lo:
+            out.append([base, prefix + "[]", et.sizeof])
+            return
+        if et.sizeof == 0:
+            return
+        for i in range(min(hi - lo + 1, 64)):
+            _flatten(et, base + i * et.sizeof, "%s[%d]" % (prefix, i), out, w, depth + 1)
+    elif t.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_CHAR):
+        out.append([base, prefix, t.sizeof])
+
+
+def write_layouts(path, w):
+    """layouts.json: {"word_size", "structs": {name: {"size", "fields": [[offset, name, size], ...]}}} for the
+    structs of LAYOUT_STRUCTS the debug info has; returns their number (0: nothing written)."""
+    structs = {}
+    for name in LAYOUT_STRUCTS:
+        try:
+            t = gdb.lookup_type(name)
+        except gdb.error:
+            continue
+        out = []
+        try:
+            _flatten(t, 0, "", out, w)
+        except (gdb.error, RuntimeError):
+            continue
+        structs[name] = {"size": t.strip_typedefs().sizeof, "fields": out}
+    if not structs:
+        return 0
+    with open(path, "w") as f:
+        json.dump({"word_size": w, "structs": structs, "dumped_by": "heapload_gdb.py heapload-dump"}, f)
+        f.write("\n")
+    return len(structs)
+
+
 def _human(n):
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -415,7 +561,8 @@ def _human(n):
 
 # --------------------------------------------------------------------------------------------------- dump
 
-def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STATIC, quiet=False):
+def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STATIC, quiet=False,
+         max_rom=DEFAULT_MAX_ROM):
     """Takes the dump; returns the path of regions.json."""
     started = time.time()
     if gdb.selected_thread() is None:
@@ -495,6 +642,13 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
     if not static_ranges:
         static_ranges = [(ctx, ctx + ctx_size)]
 
+    # read-only data holding the ROM qstr pools and their strings (names of attributes, functions, files)
+    rom_ranges = []
+    if elf and max_rom > 0:
+        rom_ranges, note = _rom_ranges(elf, bias, max_rom)
+        if note:
+            notes.append(note)
+
     os.makedirs(directory, exist_ok=True)
     regions = []
     written = []
@@ -515,6 +669,12 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
                         "contents": "RAM: writable sections .data/.bss%s" % inside
                         if static_ranges != [(ctx, ctx + ctx_size)] else "mp_state_ctx"})
         written.append((name, e - s))
+    for i, (s_, e_, sections) in enumerate(rom_ranges):
+        name = "rom.bin" if len(rom_ranges) == 1 else "rom%d.bin" % i
+        mem.copy_to(s_, e_ - s_, os.path.join(directory, name))
+        regions.append({"file": name, "base": "0x%x" % s_, "size": e_ - s_,
+                        "contents": "ROM: read-only section %s (the qstr pools and their strings)" % sections})
+        written.append((name, e_ - s_))
     if stack:
         mem.copy_to(stack[0], stack[1] - stack[0], os.path.join(directory, "stack.bin"))
         regions.append({"file": "stack.bin", "base": "0x%x" % stack[0], "size": stack[1] - stack[0],
@@ -528,12 +688,22 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
         json.dump(doc, f, indent=1)
         f.write("\n")
 
+    layouts = 0
+    if ctx_value is not None:
+        layouts = write_layouts(os.path.join(directory, "layouts.json"), w)
+        if layouts:
+            written.append(("layouts.json", os.path.getsize(os.path.join(directory, "layouts.json"))))
+
     symbols_file = None
     if elf and elf.symbols:
         symbols_file = os.path.join(directory, "symbols.nm.txt")
         elf.write_nm(symbols_file, bias, w)
 
     version = _version_string(mem, w)
+    gc_phase = _gc_phase()
+    if gc_phase:
+        notes.append("stopped inside a garbage collection (phase %s: %s): heapload shows the figures MicroPython "
+                     "prints once it completes" % gc_phase)
     with open(os.path.join(directory, "info.txt"), "w") as f:
         if label:
             f.write("label=%s\n" % label)
@@ -550,6 +720,8 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
                                             " ".join("%s=0x%x" % t for t in a.side_tables), a.pool_start, a.pool_end))
         if version:
             f.write("micropython_version=%s\n" % version.replace("\n", " "))
+        if gc_phase:
+            f.write("gc_phase=%s (collector frames: %s)\n" % gc_phase)
         if exe:
             f.write("executable=%s\nload_bias=0x%x\n" % (exe, bias))
         for line in _target_description():
@@ -578,7 +750,7 @@ def dump(directory, label=None, chunk=DEFAULT_CHUNK, max_static=DEFAULT_MAX_STAT
 
 
 class HeaploadDumpCommand(gdb.Command):
-    """heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]
+    """heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] [--max-rom BYTES]
 Writes a MicroPython heap dump of the stopped target into DIR (regions.json, heap areas, static RAM, the C
 stack, info.txt, symbols.nm.txt) for `heapload micropython DIR/regions.json`."""
 
@@ -591,32 +763,37 @@ stack, info.txt, symbols.nm.txt) for `heapload micropython DIR/regions.json`."""
         label = None
         chunk = DEFAULT_CHUNK
         max_static = DEFAULT_MAX_STATIC
+        max_rom = DEFAULT_MAX_ROM
         i = 0
         try:
             while i < len(args):
                 a = args[i]
-                if a in ("--label", "--chunk", "--max-static") and i + 1 < len(args):
+                if a in ("--label", "--chunk", "--max-static", "--max-rom") and i + 1 < len(args):
                     v = args[i + 1]
                     if a == "--label":
                         label = v
                     elif a == "--chunk":
                         chunk = int(v, 0)
+                    elif a == "--max-rom":
+                        max_rom = int(v, 0)
                     else:
                         max_static = int(v, 0)
                     i += 2
                 elif a.startswith("--") or directory is not None:
-                    raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]")
+                    raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] "
+                                       "[--max-rom BYTES]")
                 else:
                     directory = a
                     i += 1
         except ValueError:
-            raise gdb.GdbError("heapload-dump: --chunk and --max-static take a number of bytes")
+            raise gdb.GdbError("heapload-dump: --chunk, --max-static and --max-rom take a number of bytes")
         if directory is None:
-            raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES]")
+            raise gdb.GdbError("usage: heapload-dump DIR [--label L] [--chunk BYTES] [--max-static BYTES] "
+                                       "[--max-rom BYTES]")
         if chunk < 64:
             raise gdb.GdbError("heapload-dump: --chunk must be at least 64 bytes")
         try:
-            dump(os.path.expanduser(directory), label, chunk, max_static)
+            dump(os.path.expanduser(directory), label, chunk, max_static, max_rom=max_rom)
         except DumpError as e:
             raise gdb.GdbError("heapload-dump: %s" % e)
 

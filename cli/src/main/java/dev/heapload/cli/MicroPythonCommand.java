@@ -167,6 +167,9 @@ final class MicroPythonCommand implements Callable<Integer> {
             : regions != null ? dev.heapload.micropython.MicroPythonFiles.stackPointerBeside(regions) : -1;
         MicroPythonReader.Options options = new MicroPythonReader.Options(wordSize == null ? 0 : wordSize, 0, stack, null,
             bigEndian ? Boolean.FALSE : null);
+        if (regions != null) {
+            options = MicroPythonFiles.withDumperFilesBeside(options, regions);
+        }
         GraphStore store = null;
         try {
             if (!noLoad && Files.isDirectory(db)) {

@@ -95,6 +95,55 @@ public final class FirmwareSymbols {
         return byAddress.getOrDefault(address, List.of());
     }
 
+    /**
+     * True when {@code address} lies between the lowest and the highest symbol (its end when sized): the firmware's
+     * code, ROM data, RAM sections and the linker's stack symbols, as opposed to peripheral registers and other
+     * memory the build knows nothing of.
+     */
+    public boolean inFirmwareSpan(long address) {
+        if (byAddress.isEmpty()) {
+            return false;
+        }
+        if (spanEnd < 0) {
+            long end = 0;
+            for (Symbol s : byName.values()) {
+                end = Math.max(end, s.address() + Math.max(0, s.size()));
+            }
+            spanEnd = end;
+        }
+        return address >= byAddress.firstKey() && address <= spanEnd;
+    }
+
+    /**
+     * The architectural region of {@code address} on an Arm Cortex-M build (the ARMv7-M / ARMv8-M memory map: code,
+     * SRAM, peripheral, external RAM, external device, private peripheral bus, vendor), or {@code null} when the
+     * symbols are not those of a Cortex-M build (none of {@code Reset_Handler}, {@code HardFault_Handler},
+     * {@code SysTick_Handler}) or the word size is not 4.
+     */
+    public String cortexMRegion(long address) {
+        if (wordSize != 4 || (get("Reset_Handler") == null && get("HardFault_Handler") == null
+            && get("SysTick_Handler") == null)) {
+            return null;
+        }
+        long a = address & 0xffffffffL;
+        if (a < 0x20000000L) {
+            return "Cortex-M code region";
+        } else if (a < 0x40000000L) {
+            return "Cortex-M SRAM region";
+        } else if (a < 0x60000000L) {
+            return "Cortex-M peripheral region";
+        } else if (a < 0xa0000000L) {
+            return "Cortex-M external RAM region";
+        } else if (a < 0xe0000000L) {
+            return "Cortex-M external device region";
+        } else if (a < 0xe0100000L) {
+            return "Cortex-M private peripheral bus";
+        }
+        return "Cortex-M vendor-specific region";
+    }
+
+    private long spanEnd = -1;
+
     /** The lowest symbol address above {@code address}, or {@code -1}. */
     public long nextAddressAfter(long address) {
         Long next = byAddress.higherKey(address);

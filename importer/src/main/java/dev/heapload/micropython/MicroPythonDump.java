@@ -26,11 +26,44 @@ import dev.heapload.model.HeapSnapshot;
  *                           lowest image start and the highest of the images' end and {@code _estack}, in no image),
  *                           [1] block-aligned into a FREE block, [2] equal to the lowest image start ({@code ram_start}), [3] equal to
  *                           the {@code _estack} symbol
+ * @param outsidePointers    pointer fields of objects whose layout the reader knows (str/bytes data, array, list,
+ *                           dict, set items or table, a uctypes struct's address) that point outside every memory
+ *                           image and outside the firmware's symbols: peripheral registers, memory not dumped. Not
+ *                           references (nothing there is a heap object); listed so that they are not dropped silently
+ * @param collection         the garbage collection running at the dump (MARK blocks, or the phase the dumper saw), or
+ *                           {@code null}
  */
 public record MicroPythonDump(HeapSnapshot snapshot, List<GcHeapArea> areas, HeapMap heapMap,
                               List<Allocation> allocations, QstrPools qstrs, List<InteriorPointer> interiorPointers,
                               List<String> staticNonRootRefs, int weakTableBlocks, int finaliserBlocks,
-                              int orphanTails, long[] stackRange, long[] notReferences) {
+                              int orphanTails, long[] stackRange, long[] notReferences,
+                              List<OutsidePointer> outsidePointers, GcCollection collection) {
+
+    /**
+     * A pointer field outside the dumped memory and the firmware.
+     *
+     * @param from   head address of the object holding it
+     * @param type   the object's type
+     * @param field  the field ({@code items}, {@code data}, {@code table}, {@code addr})
+     * @param value  the pointer
+     * @param region the architectural region it lies in when the build tells ({@code Cortex-M peripheral region}),
+     *               or {@code null}
+     */
+    public record OutsidePointer(long from, String type, String field, long value, String region) {
+        /** {@code bytearray 0x20001230 items -> 0x40000000 (Cortex-M peripheral region)}. */
+        public String text() {
+            return type + " 0x" + Long.toHexString(from) + " " + field + " -> 0x" + Long.toHexString(value)
+                + (region == null ? "" : " (" + region + ")");
+        }
+    }
+
+    /**
+     * The figures MicroPython prints for this heap: {@code gc_info} of the table as dumped, or, when a collection was
+     * running, as it prints them once that collection completes ({@link GcCollection#figuresAfter}).
+     */
+    public GcFigures figures() {
+        return collection != null ? collection.figuresAfter() : heapMap.figures();
+    }
 
     /**
      * A word that points into a pool but not at a head block: kept apart from the references, as the GC ignores it.

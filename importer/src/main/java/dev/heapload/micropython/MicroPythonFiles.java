@@ -98,15 +98,63 @@ public final class MicroPythonFiles {
     }
 
     /**
-     * Reads a regions.json dump with the symbols found by {@link #findSymbols} and the stack pointer of
-     * {@link #stackPointerBeside}, if any. The snapshot's source is the file's absolute path: a report made later
+     * The phase of a garbage collection running at the dump, from an {@code info.txt} beside {@code regionsJson}: its
+     * line {@code gc_phase=PHASE (HOW)} as heapload_gdb.py writes it from the backtrace ({@code PHASE} one of
+     * {@link GcCollection#PHASE_MARK}, {@link GcCollection#PHASE_FINALISE}, {@link GcCollection#PHASE_SWEEP}); or
+     * {@code null}: {@code [phase, source]}.
+     */
+    public static String[] gcPhaseBeside(Path regionsJson) {
+        Path dir = regionsJson.toAbsolutePath().getParent();
+        Path info = dir == null ? null : dir.resolve("info.txt");
+        if (info == null || !Files.isRegularFile(info)) {
+            return null;
+        }
+        try {
+            for (String line : Files.readAllLines(info, StandardCharsets.ISO_8859_1)) {
+                if (line.startsWith("gc_phase=")) {
+                    String rest = line.substring("gc_phase=".length()).trim();
+                    int space = rest.indexOf(' ');
+                    String phase = space < 0 ? rest : rest.substring(0, space);
+                    if (!List.of(GcCollection.PHASE_MARK, GcCollection.PHASE_FINALISE, GcCollection.PHASE_SWEEP)
+                        .contains(phase)) {
+                        return null;
+                    }
+                    String how = space < 0 ? "" : rest.substring(space + 1).trim();
+                    if (how.startsWith("(") && how.endsWith(")")) {
+                        how = how.substring(1, how.length() - 1);
+                    }
+                    return new String[] {phase, "info.txt: " + (how.isEmpty() ? "gc_phase" : how)};
+                }
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        return null;
+    }
+
+    /**
+     * {@code options} with what heapload_gdb.py wrote beside {@code regionsJson}: the collection phase of
+     * {@link #gcPhaseBeside} and the struct layouts of {@code layouts.json} ({@link ObjectLayouts#beside}), if any.
+     */
+    public static MicroPythonReader.Options withDumperFilesBeside(MicroPythonReader.Options options, Path regionsJson)
+        throws IOException {
+        String[] phase = gcPhaseBeside(regionsJson);
+        MicroPythonReader.Options o = phase == null ? options : options.withGcPhase(phase[0], phase[1]);
+        ObjectLayouts layouts = ObjectLayouts.beside(regionsJson);
+        return layouts == null ? o : o.withLayouts(layouts);
+    }
+
+    /**
+     * Reads a regions.json dump with the symbols found by {@link #findSymbols}, the stack pointer of
+     * {@link #stackPointerBeside}, and the collection phase and struct layouts of {@link #withDumperFilesBeside}, if
+     * any. The snapshot's source is the file's absolute path: a report made later
      * from another directory reads the memory images again from there.
      */
     public static MicroPythonDump read(Path regionsJson, String snapshotId) throws IOException {
         FirmwareSymbols symbols = FirmwareSymbols.read(findSymbols(regionsJson));
         long sp = stackPointerBeside(regionsJson);
-        MicroPythonReader.Options options = sp < 0 ? MicroPythonReader.Options.DEFAULT
-            : new MicroPythonReader.Options(0, 0, sp, null, null);
+        MicroPythonReader.Options options = withDumperFilesBeside(sp < 0 ? MicroPythonReader.Options.DEFAULT
+            : new MicroPythonReader.Options(0, 0, sp, null, null), regionsJson);
         return MicroPythonReader.read(MemoryImage.fromRegionsJson(regionsJson), symbols, options, snapshotId,
             regionsJson.toAbsolutePath().normalize().toString());
     }

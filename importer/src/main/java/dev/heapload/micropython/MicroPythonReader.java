@@ -32,7 +32,10 @@ import dev.heapload.model.SnapshotInfo;
  * their owner: {@code map_table} (dict, instance and module-globals tables at +3W), {@code list_items},
  * {@code str_data}, {@code bytes_data}, {@code array_data}, {@code set_table}, {@code mpz_digits},
  * {@code bytecode}, {@code child_table} / {@code const_table} (bytecode functions, v1.19+ / v1.18 layout),
- * {@code qstr_pool}, {@code qstr_chunk}; anything else is {@code raw}.
+ * {@code qstr_pool}, {@code qstr_chunk}, and the compiled code and frames reached from them: {@code module_context},
+ * {@code module_constants}, {@code raw_code}, {@code traceback}, {@code code_state} (a running function's frame on the
+ * heap, told by its content); anything else is {@code raw}. asyncio's {@code task_type} and {@code task_queue_type} are
+ * {@code Task} and {@code TaskQueue}.
  *
  * <h2>References</h2>
  * The GC's own conservative rule (notes §5): every word of the whole block run whose value is block aligned
@@ -41,24 +44,55 @@ import dev.heapload.model.SnapshotInfo;
  * a word {@code ptr | 1} with {@code ptr} a head is a {@link HeapSnapshot#WEAK weak} reference (weakref
  * objects and {@code vm.mp_weakref_map} store their targets so). Kinds: {@code key} / {@code value} in map
  * tables (values named by the key: a qstr or str key's text with key type string, a small int in brackets, {@code [3]},
- * with key type number), {@code item} in list items, {@code weak}, else {@code ref}.
+ * with key type number), {@code item} in list and tuple items, {@code weak}; {@code field} named by the struct's field
+ * for objects whose layout is known ({@link ObjectLayouts}: from the firmware's debug info, else built in), {@code local}
+ * and {@code stack} (with their frame) in a running frame's {@code state[]}; else {@code ref}.
  *
  * <h2>Roots</h2>
  * The words of {@code mp_state_ctx} from its start to {@code vm.qstr_last_chunk} (the GC scans from
  * {@code thread.dict_locals}; the few words before it hold the stack top and limit, never heap pointers),
- * named {@code mp_state_ctx.vm.last_pool}, {@code mp_state_ctx.vm.mp_loaded_modules_dict.map.table},
+ * named by their field with debug info ({@code mp_state_ctx.vm.cur_exception}), else
+ * {@code mp_state_ctx.vm.last_pool}, {@code mp_state_ctx.vm.mp_loaded_modules_dict.map.table},
  * {@code mp_state_ctx.vm.dict_main.map.table} where recognised, else {@code mp_state_ctx+OFFSET} (decimal
- * bytes); and the C stack {@code [sp, thread.stack_top)}, named {@code stack+OFFSET} from its start. The
+ * bytes); and the C stack {@code [sp, thread.stack_top)}: a word in a running frame's code_state
+ * {@code frame NAME (FILE:LINE) local ARG}, a pointer to a frame on the heap {@code frame NAME (FILE:LINE) (code_state,
+ * stack+OFFSET)}, an nlr buffer's return value (with debug info) {@code nlr_buf[i].ret_val (stack+OFFSET)}, else
+ * {@code stack+OFFSET} from its start. The
  * stack range: an image that ends at {@code stack_top} (hosted dumps), else (seed-style RAM dumps) the
  * {@code thread.stack_limit} bytes below {@code stack_top}, or an explicit start (the {@code sp} register).
  */
 public final class MicroPythonReader {
 
-    /** Overrides; zero / negative values mean "derive from the inputs". */
+    /**
+     * Overrides; zero / negative values mean "derive from the inputs".
+     *
+     * @param gcPhase       the phase of a garbage collection running at the dump ({@link GcCollection#PHASE_MARK} …),
+     *                      as the dumper read it from the backtrace, or {@code null} (then only MARK blocks tell one)
+     * @param gcPhaseSource where {@code gcPhase} comes from (shown in the warning), or {@code null}
+     * @param layouts       struct layouts from the firmware's debug info (heapload_gdb.py's {@code layouts.json}), or
+     *                      {@code null}: the built-in ones name what they can
+     */
     public record Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets,
-                          Boolean littleEndian) {
+                          Boolean littleEndian, String gcPhase, String gcPhaseSource, ObjectLayouts layouts) {
         /** No overrides. */
         public static final Options DEFAULT = new Options(0, 0, -1, null, null);
+
+        /** Overrides without a collection phase or struct layouts. */
+        public Options(int wordSize, int bytesPerBlock, long stackStart, Boolean eightDigitOffsets, Boolean littleEndian) {
+            this(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, null, null, null);
+        }
+
+        /** These options with the collection phase {@code phase} (or none) read from {@code source}. */
+        public Options withGcPhase(String phase, String source) {
+            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, phase, source,
+                layouts);
+        }
+
+        /** These options with the struct layouts of the firmware's debug info ({@code layouts.json}), or none. */
+        public Options withLayouts(ObjectLayouts newLayouts) {
+            return new Options(wordSize, bytesPerBlock, stackStart, eightDigitOffsets, littleEndian, gcPhase,
+                gcPhaseSource, newLayouts);
+        }
     }
 
     private static final byte FREE = 0;
@@ -177,13 +211,56 @@ public final class MicroPythonReader {
             rootEnd = areaField;
             warnings.add("vm.qstr_last_chunk not recognised: roots taken from all of mp_state_ctx before mem.area");
         }
+        layouts = options.layouts() != null ? options.layouts().orElse(ObjectLayouts.builtin(w, qstrs.legacyFormat()))
+            : ObjectLayouts.builtin(w, qstrs.legacyFormat());
+        frames = new RunningFrames(mem, bpb, layouts, qstrs, new RunningFrames.Heap() {
+            @Override
+            public int count() {
+                return count;
+            }
+
+            @Override
+            public int headAllocation(long v) {
+                return MicroPythonReader.this.headAllocation(v);
+            }
+
+            @Override
+            public long address(int a) {
+                return address[a];
+            }
+
+            @Override
+            public int blocks(int a) {
+                return blocks[a];
+            }
+
+            @Override
+            public String type(int a) {
+                return type[a];
+            }
+        });
         nameTypes(qstrs);
         classifyRaw(qstrs);
+        structs();
+        frames.onHeap();
         Map<Integer, String> ctxNames = ctxFieldNames(ctxWords, lastPoolIndex, rootEnd);
+        ObjectLayouts.Struct ctxLayout = layouts.fromDebugInfo() ? layouts.struct("mp_state_ctx_t") : null;
+        if (ctxLayout != null) {
+            for (int i = 0; i < ctxWords.length; i++) {
+                String f = ctxLayout.wordName((long) i * w, w);
+                if (f != null) {
+                    ctxNames.put(i, "mp_state_ctx." + f);
+                }
+            }
+        }
         for (Map.Entry<Integer, String> e : ctxNames.entrySet()) {
             if (e.getValue().endsWith(".map.table")) {
                 // the tables of the static dicts in mp_state_ctx (sys.modules, __main__ globals)
                 mark(ctxWords[e.getKey()], "map_table", ROLE_MAP_TABLE);
+            } else if (e.getValue().endsWith("_obj.items") && e.getKey() >= 3
+                && ctxWords[e.getKey() - 3] == symbols.address("mp_type_list")) {
+                // the items of the static lists in mp_state_ctx (sys.argv, sys.path), named by the debug info
+                mark(ctxWords[e.getKey()], "list_items", ROLE_LIST_ITEMS);
             }
         }
 
@@ -204,10 +281,17 @@ public final class MicroPythonReader {
         int kValue = b.kind("value");
         int kItem = b.kind("item");
         int kWeak = b.kind("weak");
+        int kField = b.kind("field");
+        int kLocal = b.kind("local");
+        int kStack = b.kind("stack");
+        Map<String, Integer> frameNames = new HashMap<>();
         List<MicroPythonDump.InteriorPointer> interior = new ArrayList<>();
         long ramStart = Long.MAX_VALUE;
         long ramEnd = 0;
         for (MemoryImage.Region r : mem.regions()) {
+            if (r.contents() != null && r.contents().startsWith("ROM")) {
+                continue; // read-only data dumped for its qstrs (heapload_gdb.py's rom.bin): not RAM
+            }
             ramStart = Math.min(ramStart, r.base());
             ramEnd = Math.max(ramEnd, r.end());
         }
@@ -249,7 +333,17 @@ public final class MicroPythonReader {
                                 keyName == null ? 0 : keyFlag);
                         }
                     } else {
-                        b.addReference(ids[target], role[a] == ROLE_LIST_ITEMS ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
+                        String[] named = wordName(a, (long) i * w);
+                        if (named == null) {
+                            boolean item = role[a] == ROLE_LIST_ITEMS || ("tuple".equals(type[a]) && i >= 2);
+                            b.addReference(ids[target], item ? kItem : kRef, HeapSnapshot.NO_NAME, 0);
+                        } else {
+                            int kind = named[0].equals("local") ? kLocal : named[0].equals("stack") ? kStack : kField;
+                            int r = b.addReference(ids[target], kind, b.name(named[1]), 0);
+                            if (named[2] != null) {
+                                b.setReferenceFrame(r, frameNames.computeIfAbsent(named[2], b::name));
+                            }
+                        }
                     }
                 } else if ((v & 1) == 0 && inAnyPool(v)) {
                     int into = containingAllocation(v);
@@ -283,11 +377,16 @@ public final class MicroPythonReader {
         }
         long[] stack = stackRange(ctxWords, source);
         if (stack != null) {
-            for (long at = stack[0]; at + w <= stack[1]; at += w) {
-                int target = headAllocation(mem.word(at));
-                if (target >= 0 && !isRoot[target]) {
-                    isRoot[target] = true;
-                    b.addRoot("stack+" + (at - stack[0]), ids[target]);
+            frames.onStack(stack, ctxWords, ctxLayout);
+            // a frame's slot or an nlr buffer names a root better than its stack offset: those first
+            for (int pass = 0; pass < 2; pass++) {
+                for (long at = stack[0]; at + w <= stack[1]; at += w) {
+                    int target = headAllocation(mem.word(at));
+                    if (target >= 0 && !isRoot[target]
+                        && (pass == 1 || frames.frameAt(at) != null || frames.isNlrReturnValue(at))) {
+                        isRoot[target] = true;
+                        b.addRoot(frames.stackRootName(at, stack[0], target), ids[target]);
+                    }
                 }
             }
         }
@@ -300,10 +399,37 @@ public final class MicroPythonReader {
                     + "%,d at _estack%s", notReferences[0], notReferences[1], notReferences[2], ramStart, notReferences[3],
                 estack >= 0 ? String.format(Locale.ROOT, " (0x%x)", estack) : " (no _estack symbol)"));
         }
+        List<MicroPythonDump.OutsidePointer> outside = outsidePointers();
+        if (!outside.isEmpty()) {
+            StringBuilder named = new StringBuilder();
+            for (int i = 0; i < Math.min(5, outside.size()); i++) {
+                named.append(i == 0 ? "" : ", ").append(outside.get(i).text());
+            }
+            warnings.add(String.format(Locale.ROOT, "%,d pointer field(s) point outside the dumped RAM and the firmware "
+                + "(peripheral registers or memory not dumped; not references, nothing there is read): %s%s",
+                outside.size(), named, outside.size() > 5 ? ", …" : ""));
+        }
         GcFigures figures = heapMap.figures();
-        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(), figures.usedBytes(), Map.of(),
-            warnings);
+        long allocatedBytes = 0;
+        boolean[] marked = new boolean[count];
+        int markedCount = 0;
+        for (int a = 0; a < count; a++) {
+            allocatedBytes += (long) blocks[a] * bpb;
+            marked[a] = kinds[areaOf[a]][blockOf[a]] == MARK;
+            markedCount += marked[a] ? 1 : 0;
+        }
+        boolean collecting = markedCount > 0 || options.gcPhase() != null;
+        // mid-collection, gc_info's used leaves out the MARK heads: the total is every allocation's blocks
+        SnapshotInfo info = new SnapshotInfo(snapshotId, "micropython", source, mem.sha256(),
+            collecting ? allocatedBytes : figures.usedBytes(), Map.of(), warnings);
         HeapSnapshot snapshot = b.build(info);
+        GcCollection collection = null;
+        if (collecting) {
+            collection = collection(snapshot, heapMap, ids, marked, isRoot);
+            List<String> all = new ArrayList<>(warnings);
+            all.add(0, collection.warning(count));
+            snapshot = snapshot.withInfo(info.withWarnings(all));
+        }
 
         List<MicroPythonDump.Allocation> allocations = new ArrayList<>(count);
         for (int a = 0; a < count; a++) {
@@ -311,7 +437,88 @@ public final class MicroPythonReader {
                 blockOf[a], type[a], (char) heapMap.areas().get(areaOf[a]).letters()[blockOf[a]], label[a]));
         }
         return new MicroPythonDump(snapshot, areas, heapMap, allocations, qstrs, interior, nonRoot, sideBits[1],
-            sideBits[0], orphanTails, stack, notReferences);
+            sideBits[0], orphanTails, stack, notReferences, outside, collection);
+    }
+
+    /**
+     * Pointer fields of objects whose layout is known (str/bytes {@code data}, bytearray/array/memoryview/list
+     * {@code items}, dict/set/instance {@code table} at +3W; a uctypes struct's {@code addr} at +2W, per extmod/moductypes.c)
+     * whose value lies in no memory image and outside the firmware's symbols.
+     */
+    private List<MicroPythonDump.OutsidePointer> outsidePointers() {
+        List<MicroPythonDump.OutsidePointer> out = new ArrayList<>();
+        for (int a = 0; a < count; a++) {
+            if (role[a] != ROLE_OBJECT || type[a] == null) {
+                continue;
+            }
+            String field;
+            int at;
+            switch (type[a]) {
+                case "str", "bytes" -> {
+                    field = "data";
+                    at = 3;
+                }
+                case "bytearray", "array", "memoryview", "list" -> {
+                    field = "items";
+                    at = 3;
+                }
+                case "dict", "set", "frozenset" -> {
+                    field = "table";
+                    at = 3;
+                }
+                case "uctypes_struct_type" -> {
+                    field = "addr";
+                    at = 2;
+                }
+                default -> {
+                    if (!userTypes.containsKey(type[a])) {
+                        continue;
+                    }
+                    field = "table";
+                    at = 3;
+                }
+            }
+            long v = mem.word(address[a] + (long) at * w);
+            if (v != 0 && !mem.isMapped(v, 1) && !symbols.inFirmwareSpan(v)) {
+                out.add(new MicroPythonDump.OutsidePointer(address[a], type[a], field, v, symbols.cortexMRegion(v)));
+            }
+        }
+        return out;
+    }
+
+    /** The outcome of the collection running at the dump, from the graph as read (see {@link GcCollection}). */
+    private GcCollection collection(HeapSnapshot snapshot, HeapMap heapMap, int[] ids, boolean[] marked, boolean[] isRoot) {
+        int[] objectToAllocation = new int[snapshot.objectCount()];
+        java.util.Arrays.fill(objectToAllocation, -1);
+        for (int a = 0; a < count; a++) {
+            objectToAllocation[ids[a]] = a;
+        }
+        int[] firstRef = new int[count + 1];
+        int refs = 0;
+        for (int a = 0; a < count; a++) {
+            refs += snapshot.firstReference(ids[a] + 1) - snapshot.firstReference(ids[a]);
+        }
+        int[] targets = new int[refs];
+        boolean[] weak = new boolean[refs];
+        int at = 0;
+        for (int a = 0; a < count; a++) {
+            firstRef[a] = at;
+            for (int r = snapshot.firstReference(ids[a]); r < snapshot.firstReference(ids[a] + 1); r++) {
+                targets[at] = objectToAllocation[snapshot.referenceTarget(r)];
+                weak[at] = snapshot.isWeak(r) || targets[at] < 0;
+                if (targets[at] < 0) {
+                    targets[at] = a;
+                }
+                at++;
+            }
+        }
+        firstRef[count] = at;
+        char[] letters = new char[count];
+        for (int a = 0; a < count; a++) {
+            letters[a] = letterOf(mem.word(address[a]));
+        }
+        return GcCollection.compute(heapMap, letters, marked, blocks, areaOf, blockOf,
+            firstRef, targets, weak, isRoot, options.gcPhase(), options.gcPhaseSource());
     }
 
     /** A symbol without a size (map without -fdata-sections): up to the next symbol, at most 64 KiB. */
@@ -522,7 +729,12 @@ public final class MicroPythonReader {
             };
         }
         if (s.endsWith("_type")) {
-            return s;
+            // extmod/modasyncio.c's types are named task_type and task_queue_type; Python calls them Task, TaskQueue
+            return switch (s) {
+                case "task_type" -> "Task";
+                case "task_queue_type" -> "TaskQueue";
+                default -> s;
+            };
         }
         return null;
     }
@@ -605,7 +817,7 @@ public final class MicroPythonReader {
                 }
                 case "set", "frozenset" -> mark(mem.word(base + 3L * w), "set_table", ROLE_OTHER_RAW);
                 case "int" -> mark(mem.word(base + 3L * w), "mpz_digits", ROLE_OTHER_RAW);
-                case "function" -> {
+                case "function", "generator_function" -> {
                     if (qstrs.legacyFormat()) {
                         mark(mem.word(base + 2L * w), "bytecode", ROLE_OTHER_RAW);
                         mark(mem.word(base + 3L * w), "const_table", ROLE_OTHER_RAW);
@@ -638,11 +850,132 @@ public final class MicroPythonReader {
                 }
             }
         }
+        classifyCode(qstrs.legacyFormat());
         for (int a = 0; a < count; a++) {
             if (type[a] == null) {
                 type[a] = "raw";
             }
         }
+    }
+
+    /**
+     * The allocations of compiled code and running frames, typed by their owners until nothing changes (per
+     * MicroPython py/emitglue.h, py/bc.h, py/objfun.h): a function's {@code context} ({@code module_context}, v1.19+),
+     * its {@code child_table}'s entries ({@code raw_code}), a raw_code's {@code fun_data} ({@code bytecode}) and
+     * {@code children} ({@code child_table}) or, on v1.18, {@code const_table} (whose entries and the bytecode's inline
+     * pointers that are not objects are raw_codes again), a module context's {@code constants.qstr_table}
+     * ({@code module_constants}: the qstr table and the object table in one allocation), an exception's
+     * {@code traceback_data} ({@code traceback}); and a {@code code_state} (a running function's frame put on the heap
+     * because it is too big for the C stack), told by its content: a function, an instruction pointer into that
+     * function's bytecode, and {@code n_state} as the bytecode's prelude says.
+     */
+    private void classifyCode(boolean legacy) {
+        java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>();
+        for (int a = 0; a < count; a++) {
+            if (type[a] != null) {
+                work.add(a);
+            }
+        }
+        while (!work.isEmpty()) {
+            int a = work.poll();
+            long base = address[a];
+            switch (type[a]) {
+                case "function", "generator_function" -> {
+                    if (!legacy) {
+                        markCode(mem.word(base + w), "module_context", work);
+                    }
+                }
+                case "child_table", "const_table" -> {
+                    for (int i = 0; i < blocks[a] * bpb / w; i++) {
+                        markCode(mem.word(base + (long) i * w), "raw_code", work);
+                    }
+                }
+                case "bytecode" -> {
+                    if (legacy) {
+                        // v1.18 bytecode holds its children's raw_code pointers inline (word aligned)
+                        for (int i = 0; i < blocks[a] * bpb / w; i++) {
+                            markCode(mem.word(base + (long) i * w), "raw_code", work);
+                        }
+                    }
+                }
+                case "raw_code" -> {
+                    markCode(mem.word(base + w), "bytecode", work);
+                    markCode(mem.word(base + 2L * w), legacy ? "const_table" : "child_table", work);
+                }
+                case "module_context" -> markCode(mem.word(base + 2L * w), "module_constants", work);
+                default -> {
+                    if (role[a] == ROLE_OBJECT) {
+                        String sym = symbols.typeSymbolAt(mem.word(base));
+                        if (sym != null && ObjectLayouts.isException(sym)) {
+                            markCode(mem.word(base + 2L * w), "traceback", work);
+                        }
+                    }
+                }
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            // a raw_code no child table lists (a module's outer code, held by the compiler or the C stack)
+            int code = type[a] == null ? headAllocation(mem.word(address[a] + w)) : -1;
+            long second = code >= 0 ? mem.word(address[a] + 2L * w) : -1;
+            int table = second > 0 ? headAllocation(second) : -1;
+            if (code >= 0 && "bytecode".equals(type[code]) && (second == 0
+                || (table >= 0 && (legacy ? "const_table" : "child_table").equals(type[table])))) {
+                type[a] = "raw_code";
+                role[a] = ROLE_OTHER_RAW;
+            }
+        }
+        for (int a = 0; a < count; a++) {
+            if (type[a] == null && frames.looksLikeCodeState(address[a], (long) blocks[a] * bpb)) {
+                type[a] = "code_state";
+                role[a] = ROLE_OTHER_RAW;
+            }
+        }
+    }
+
+    /** Types an untyped allocation at {@code pointer} as {@code rawType} and queues it for its own owned blocks. */
+    private void markCode(long pointer, String rawType, java.util.ArrayDeque<Integer> work) {
+        int target = headAllocation(pointer);
+        if (target >= 0 && type[target] == null) {
+            type[target] = rawType;
+            role[target] = ROLE_OTHER_RAW;
+            work.add(target);
+        }
+    }
+
+    // ---- names of references: struct fields, frames ----
+
+    private ObjectLayouts.Struct[] structOf;
+    private ObjectLayouts layouts;
+    private RunningFrames frames;
+    /** The C struct of every allocation whose layout is known. */
+    private void structs() {
+        structOf = new ObjectLayouts.Struct[count];
+        for (int a = 0; a < count; a++) {
+            String sym = role[a] == ROLE_OBJECT ? symbols.typeSymbolAt(mem.word(address[a])) : null;
+            String st = role[a] == ROLE_OBJECT && (userTypes.containsKey(type[a]) || "object".equals(type[a]))
+                ? "mp_obj_instance_t" : ObjectLayouts.structOf(sym, type[a]);
+            structOf[a] = st == null ? null : layouts.struct(st);
+        }
+    }
+
+    /**
+     * The name of the word at byte {@code offset} of allocation {@code a}: {kind, name, frame or null}, or {@code null}
+     * when nothing names it (kinds {@code field}, {@code local}, {@code stack}).
+     */
+    private String[] wordName(int a, long offset) {
+        RunningFrames.Frame fr = frames.frameAt(address[a] + offset);
+        if (fr != null && address[a] + offset >= fr.state()) {
+            return frames.slotName(fr, address[a] + offset);
+        }
+        ObjectLayouts.Struct st = structOf[a];
+        if (st == null) {
+            return null;
+        }
+        String f = st.wordName(offset, w);
+        if (f == null || f.endsWith("base.type")) {
+            return f == null ? null : new String[] {"field", "type", null};
+        }
+        return new String[] {"field", f, fr == null ? null : fr.text()};
     }
 
     private void mark(long pointer, String rawType, byte rawRole) {

@@ -25,7 +25,7 @@ public final class QstrPools {
     /** ROM pool symbols that end the chain. */
     static final String[] ROM_POOLS = {"mp_qstr_const_pool", "mp_qstr_frozen_const_pool", "mp_qstr_const_pool_static"};
 
-    /** One pool in RAM: {@code qstrsAddress} is the address of {@code qstrs[0]}. */
+    /** One pool: {@code qstrsAddress} is the address of {@code qstrs[0]}. */
     public record Pool(long address, long totalPrevLen, long alloc, long len, long qstrsAddress) {
     }
 
@@ -34,11 +34,14 @@ public final class QstrPools {
     private final boolean legacy;
     private final int legacyHashBytes;
     private final long lastPool;
+    private final int ramPools;
     private final Map<Long, String> cache = new HashMap<>();
 
-    private QstrPools(MemoryImage mem, List<Pool> pools, boolean legacy, int legacyHashBytes, long lastPool) {
+    private QstrPools(MemoryImage mem, List<Pool> pools, int ramPools, boolean legacy, int legacyHashBytes,
+                      long lastPool) {
         this.mem = mem;
         this.pools = pools;
+        this.ramPools = ramPools;
         this.legacy = legacy;
         this.legacyHashBytes = legacyHashBytes;
         this.lastPool = lastPool;
@@ -46,12 +49,12 @@ public final class QstrPools {
 
     /** An empty table (no pool found). */
     static QstrPools none(MemoryImage mem) {
-        return new QstrPools(mem, List.of(), false, 0, -1);
+        return new QstrPools(mem, List.of(), 0, false, 0, -1);
     }
 
-    /** The pools in RAM, newest first. */
+    /** The pools in RAM, newest first (the ROM pools the dump holds are read for their texts, not listed). */
     public List<Pool> pools() {
-        return pools;
+        return pools.subList(0, ramPools);
     }
 
     /** True for the v1.18-and-older pool format. */
@@ -62,6 +65,16 @@ public final class QstrPools {
     /** The value of {@code vm.last_pool}, or {@code -1} when not found. */
     public long lastPool() {
         return lastPool;
+    }
+
+    /** True when {@code address} is a ROM pool's hash table ({@code mp_qstr_const_hashes…}). */
+    private static boolean isHashTable(FirmwareSymbols symbols, long address) {
+        for (FirmwareSymbols.Symbol s : symbols.at(address)) {
+            if (s.name().startsWith("mp_qstr_const_hashes") || s.name().startsWith("mp_qstr_frozen_const_hashes")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when {@code address} is a ROM pool symbol. */
@@ -130,11 +143,26 @@ public final class QstrPools {
             pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
             p = mem.word(p);
         }
+        int ramPools = pools.size();
+        // ROM pools whose bytes the dump holds (heapload_gdb.py's rom.bin): same header, their hashes and lengths in
+        // arrays of their own (v1.19+: mp_qstr_const_hashes / _lengths, so the qstrs follow 6 header words, 5
+        // without hashes; v1.18: 4 header words)
+        while (p > 0 && isRomPool(symbols, p) && mem.isMapped(p, 4 * w) && pools.size() < 256) {
+            long qstrs = legacy ? p + 4L * w : p + (isHashTable(symbols, mem.word(p + 4L * w)) ? 6L : 5L) * w;
+            long alloc = mem.word(p + 2L * w);
+            long len = mem.word(p + 3L * w);
+            if (len < 0 || len > 1 << 20 || !mem.isMapped(qstrs, (int) (len * w))) {
+                break;
+            }
+            long totalWord = mem.word(p + w);
+            pools.add(new Pool(p, shiftedTotal ? totalWord >>> 1 : totalWord & msbMask, alloc, len, qstrs));
+            p = mem.word(p);
+        }
         int hashBytes = 2;
         if (legacy) {
             hashBytes = detectLegacyHashBytes(mem, pools);
         }
-        return new QstrPools(mem, pools, legacy, hashBytes, lastPool);
+        return new QstrPools(mem, pools, ramPools, legacy, hashBytes, lastPool);
     }
 
     private static int detectLegacyHashBytes(MemoryImage mem, List<Pool> pools) {
@@ -202,9 +230,27 @@ public final class QstrPools {
         return s;
     }
 
-    /** The text of qstr {@code q}, or {@code qstr#q} for a ROM qstr. */
+    /**
+     * The first static qstrs of v1.19 and later (py/makeqstrdata.py's {@code static_qstr_list}): qstr 1 to 55 have these
+     * texts on every build, since .mpy files leave them out.
+     */
+    private static final String[] STATIC = {"", "__dir__", "\n", " ", "*", "/", "<module>", "_", "__call__", "__class__",
+        "__delitem__", "__enter__", "__exit__", "__getattr__", "__getitem__", "__hash__", "__init__", "__int__",
+        "__iter__", "__len__", "__main__", "__module__", "__name__", "__new__", "__next__", "__qualname__", "__repr__",
+        "__setitem__", "__str__", "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "EOFError",
+        "Ellipsis", "Exception", "GeneratorExit", "ImportError", "IndentationError", "IndexError", "KeyError",
+        "KeyboardInterrupt", "LookupError", "MemoryError", "NameError", "NoneType", "NotImplementedError", "OSError",
+        "OverflowError", "RuntimeError", "StopIteration", "SyntaxError", "SystemExit", "TypeError", "ValueError"};
+
+    /**
+     * The text of qstr {@code q}: from the pools in the dump, else (v1.19+) one of the first static qstrs, whose numbers
+     * every build shares; else {@code qstr#q} (a ROM qstr the dump does not hold).
+     */
     public String display(long q) {
         String s = text(q);
+        if (s == null && !legacy && q >= 1 && q <= STATIC.length) {
+            return STATIC[(int) q - 1];
+        }
         return s != null ? s : "qstr#" + q;
     }
 

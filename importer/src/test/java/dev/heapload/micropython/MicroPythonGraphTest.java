@@ -69,7 +69,8 @@ class MicroPythonGraphTest {
         s.roots().forEach(r -> roots.add(r.name()));
         assertEquals(List.of("mp_state_ctx.vm.last_pool", "mp_state_ctx.vm.mp_loaded_modules_dict.map.table",
             "mp_state_ctx.vm.dict_main.map.table", "mp_state_ctx+912", "mp_state_ctx+936", "mp_state_ctx+1024",
-            "stack+96", "stack+152", "stack+224", "stack+336", "stack+440"), roots);
+            "frame <module> (/tmp/work/heapdemo.py:123) (code_state, stack+96)", "stack+152", "stack+224", "stack+336",
+            "stack+440"), roots);
         // the non-ASCII string of the script, decoded from its heap data
         boolean found = false;
         for (int o = 0; o < s.objectCount(); o++) {

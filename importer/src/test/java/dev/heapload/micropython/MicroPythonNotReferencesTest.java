@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * 0x400000)): as dumped, no such word; after writing {@code _estack}, {@code ram_start} and the address of a FREE
  * block (the last block of the pool) into the first three words of an {@code array_data} allocation (raw bytes the GC
  * still scans), one of each; and the same file twice plus 1,000 bytes is 2 complete snapshots and a trailing partial
- * one, the second of which reads as the first.
+ * one, the second of which reads as the first. Pointer fields out of RAM and firmware (peripheral registers) are named.
  */
 class MicroPythonNotReferencesTest {
 
@@ -62,6 +62,38 @@ class MicroPythonNotReferencesTest {
             + "pointers but are not references (the GC ignores them): 0 out of RAM, 1 into free blocks, 1 at ram_start "
             + "(0x2e88c), 1 at _estack (0x400000)"), () -> patched.snapshot().info().warnings().toString());
         assertEquals(as.snapshot().referenceCount(), patched.snapshot().referenceCount(), "none of them is a reference");
+    }
+
+    /**
+     * A bytearray over peripheral registers ({@code uctypes.bytearray_at(0x40000000, 16)}): its items pointer is in no
+     * image and outside the firmware, counted and named with its Cortex-M region; the same for a str whose data pointer
+     * was overwritten with an address past the symbols. ROM data (str data in flash, below {@code _sdata}) is not
+     * reported: the dump as it is has none.
+     */
+    @Test
+    void pointerFieldsOutsideRamAndFirmwareAreNamed() throws Exception {
+        byte[] ram = ram();
+        MicroPythonDump as = read(new MemoryImage(List.of(new MemoryImage.Region("ram.bin", BASE, ram, "ram")), 0, true));
+        assertEquals(List.of(), as.outsidePointers());
+        MicroPythonDump.Allocation bytearray = as.allocations().stream().filter(a -> a.type().equals("bytearray"))
+            .findFirst().orElseThrow();
+        MicroPythonDump.Allocation str = as.allocations().stream().filter(a -> a.type().equals("str"))
+            .findFirst().orElseThrow();
+        putWord(ram, bytearray.address() + 12, 0x40000000L);
+        putWord(ram, str.address() + 12, 0xe000ed00L);
+        MicroPythonDump patched = read(new MemoryImage(List.of(new MemoryImage.Region("ram.bin", BASE, ram, "ram")), 0, true));
+        assertEquals(2, patched.outsidePointers().size());
+        String first = bytearray.address() < str.address()
+            ? "bytearray 0x" + Long.toHexString(bytearray.address()) + " items -> 0x40000000 (Cortex-M peripheral region)"
+            : "str 0x" + Long.toHexString(str.address()) + " data -> 0xe000ed00 (Cortex-M private peripheral bus)";
+        String second = bytearray.address() < str.address()
+            ? "str 0x" + Long.toHexString(str.address()) + " data -> 0xe000ed00 (Cortex-M private peripheral bus)"
+            : "bytearray 0x" + Long.toHexString(bytearray.address()) + " items -> 0x40000000 (Cortex-M peripheral region)";
+        assertTrue(patched.snapshot().info().warnings().contains("2 pointer field(s) point outside the dumped RAM and "
+            + "the firmware (peripheral registers or memory not dumped; not references, nothing there is read): " + first
+            + ", " + second), () -> patched.snapshot().info().warnings().toString());
+        assertEquals(as.snapshot().referenceCount() - 2, patched.snapshot().referenceCount(),
+            "the bytearray's items and the str's data blocks are no longer referenced; nothing else changes");
     }
 
     @Test

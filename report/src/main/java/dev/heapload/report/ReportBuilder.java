@@ -216,7 +216,7 @@ public final class ReportBuilder {
             try {
                 dev.heapload.micropython.MicroPythonDump dump = dev.heapload.micropython.MicroPythonFiles.read(source, target.id());
                 List<List<Object>> rows = new ArrayList<>();
-                for (String line : MicroPythonText.figuresText(dump.heapMap().figures()).split("\n")) {
+                for (String line : MicroPythonText.figuresText(dump.figures()).split("\n")) {
                     rows.add(List.of(line));
                 }
                 java.io.StringWriter w = new java.io.StringWriter();

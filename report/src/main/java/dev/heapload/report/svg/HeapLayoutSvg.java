@@ -96,6 +96,21 @@ public final class HeapLayoutSvg {
     }
 
     /**
+     * For a map with MARK blocks (a dump taken during a garbage collection): a note that the figures are those of the
+     * table as dumped, not what MicroPython prints once the collection completes; else "".
+     */
+    private static String marked(HeapMap map) {
+        long marks = 0;
+        for (HeapMap.Area a : map.areas()) {
+            for (byte c : a.letters()) {
+                marks += c == 'm' ? 1 : 0;
+            }
+        }
+        return marks == 0 ? "" : String.format(Locale.ROOT, "; dumped during a garbage collection: %,d marked heads (m), "
+            + "figures of the table as dumped, not those MicroPython prints after the collection", marks);
+    }
+
+    /**
      * Writes the picture.
      *
      * @param map         the heap map
@@ -123,7 +138,8 @@ public final class HeapLayoutSvg {
         out.write(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>\n", MARGIN, MARGIN + 12 + HEADER,
             IcicleSvg.escape(String.format(Locale.ROOT, "used %,d of %,d bytes, %,d allocations, largest free run %,d "
                 + "blocks (%,d bytes), %d bytes per block, %d blocks per row", f.usedBytes(), f.totalBytes(),
-                f.allocations(), f.maxFreeBlocks(), f.maxFreeBytes(), map.bytesPerBlock(), PER_ROW))));
+                f.allocations(), f.maxFreeBlocks(), f.maxFreeBytes(), map.bytesPerBlock(), PER_ROW)
+                + marked(map))));
         Map<String, Long> legend = new LinkedHashMap<>();
         int y = MARGIN + HEADER * 2;
         int bpb = map.bytesPerBlock();

@@ -45,8 +45,22 @@ public final class MicroPythonText {
             out.printf(Locale.ROOT, "  area %d: pool 0x%x..0x%x, %,d blocks; ATB 0x%x (%,d bytes)%n", a.index(),
                 a.poolStart(), a.poolEnd(), a.blocks(), a.atbStart(), a.atbLength());
         }
-        figures(map.figures(), out);
-        freeRuns(map, out);
+        if (d.collection() != null) {
+            out.println("  a garbage collection was running at the dump: " + d.collection().phaseText() + "; "
+                + String.format(Locale.ROOT, "%,d allocations marked; figures below as MicroPython prints them once it "
+                    + "completes (it frees %,d allocations, %,d bytes)", d.collection().markedAllocations(),
+                d.collection().freedAllocations(), d.collection().freedBytes()));
+            figures(d.figures(), out);
+            freeRuns(d.collection().after(), out);
+            out.println("  the table as dumped, where gc_info counts MARK blocks as neither used nor free (not what "
+                + "MicroPython prints after the collection):");
+            for (String line : map.figures().gcLines().split("\n")) {
+                out.println("    " + SafeText.visible(line));
+            }
+        } else {
+            figures(map.figures(), out);
+            freeRuns(map, out);
+        }
         if (d.finaliserBlocks() > 0 || d.weakTableBlocks() > 0) {
             out.printf(Locale.ROOT, "  blocks with a finaliser: %,d; with a weak reference: %,d%n", d.finaliserBlocks(),
                 d.weakTableBlocks());
@@ -56,6 +70,12 @@ public final class MicroPythonText {
         long[] nr = d.notReferences();
         out.printf(Locale.ROOT, "  pointer-like words that are not references: %,d out of RAM, %,d into free blocks, "
             + "%,d at ram_start, %,d at _estack%n", nr[0], nr[1], nr[2], nr[3]);
+        if (!d.outsidePointers().isEmpty()) {
+            out.printf(Locale.ROOT, "  pointer fields outside the dumped RAM and the firmware: %,d%n", d.outsidePointers().size());
+            for (MicroPythonDump.OutsidePointer p : d.outsidePointers().subList(0, Math.min(20, d.outsidePointers().size()))) {
+                out.println("    " + SafeText.visible(p.text()));
+            }
+        }
         if (d.stackRange() != null) {
             out.printf(Locale.ROOT, "  stack scanned: 0x%x..0x%x (%,d bytes)%n", d.stackRange()[0], d.stackRange()[1],
                 d.stackRange()[1] - d.stackRange()[0]);
