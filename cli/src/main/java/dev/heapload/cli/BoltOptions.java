@@ -109,6 +109,8 @@ final class BoltOptions {
             int nl = text.indexOf('\n');
             secret = (nl >= 0 ? text.substring(0, nl) : text).replaceFirst("\r$", "");
         }
+        // a comparison on first request over --uri says so in one line, as the embedded store's does
+        RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
         return RemoteGraphStore.connect(uri, name, secret, database);
     }
 }

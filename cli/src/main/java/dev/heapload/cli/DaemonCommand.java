@@ -41,9 +41,9 @@ final class DaemonCommand implements Callable<Integer> {
         if (idleSeconds <= 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--idle-seconds must be > 0");
         }
-        GraphStore.setDaemonStopper(null); // a daemon never stops another: the store is simply in use
+        dev.heapload.store.StoreDirectory.setDaemonStopper(null); // a daemon never stops another: the store is simply in use
         Path dir = db.toAbsolutePath().normalize();
-        if (!GraphStore.isStore(dir)) {
+        if (!dev.heapload.store.StoreDirectory.isStore(dir)) {
             throw new IOException("no heapload store at " + dir + "; load a dump first: heapload --db " + db + " FILE");
         }
         QueryDaemon daemon = new QueryDaemon(dir, Duration.ofSeconds(idleSeconds), QueryWatchdog.GRACE,

@@ -20,7 +20,7 @@ import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

@@ -185,7 +185,7 @@ final class ReportCommand implements Callable<Integer> {
                     tool(), remote.history(), growingNights);
             }
         } else {
-            if (byIds && !GraphStore.isStore(db)) {
+            if (byIds && !dev.heapload.store.StoreDirectory.isStore(db)) {
                 throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load the dumps first, or give the dump files)");
             }
             try (GraphStore store = GraphStore.open(db)) {

@@ -10,7 +10,7 @@ import org.neo4j.driver.SessionConfig;
 
 import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.embedded.GraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 
 /**
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing

@@ -20,7 +20,7 @@ import dev.heapload.report.SavedQueryRunner;
 import dev.heapload.report.svg.TrendChartSvg;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -23,7 +23,7 @@ import dev.heapload.daemon.DaemonProtocol;
 import dev.heapload.daemon.QueryDaemon;
 import dev.heapload.queries.QueryWatchdog;
 import dev.heapload.store.embedded.GraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 
 /**
  * The per-store query daemon (issue 20 item 6, issue 16 item 5, issue 16 item 4's backstop): a query routed to it

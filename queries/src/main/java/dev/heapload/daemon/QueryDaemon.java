@@ -153,7 +153,7 @@ public final class QueryDaemon {
         };
         this.store = GraphStore.open(dir);
         try {
-            store.holdAs(GraphStore.DAEMON_HOLDER);
+            store.holdAs(dev.heapload.store.StoreDirectory.DAEMON_HOLDER);
             // both snapshots of a pair stay started: a question on the other one does not wait for a switch
             store.keepGraphs(2);
         } catch (RuntimeException e) {
@@ -184,7 +184,7 @@ public final class QueryDaemon {
      * both graphs and reads the newest snapshot's model for {@code paths}; serves until stopped and closes the store.
      */
     public void run() throws IOException, InterruptedException {
-        GraphStore.setNotices(line -> {
+        dev.heapload.store.StoreDirectory.setNotices(line -> {
             Consumer<String> to = requestNotices.get();
             if (to != null) {
                 to.accept(line);

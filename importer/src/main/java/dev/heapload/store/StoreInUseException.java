@@ -1,4 +1,4 @@
-package dev.heapload.store.embedded;
+package dev.heapload.store;
 
 import java.io.IOException;
 import java.util.Optional;
