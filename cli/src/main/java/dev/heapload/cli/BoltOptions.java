@@ -91,10 +91,11 @@ final class BoltOptions {
     /**
      * Connects to {@code --uri} with the user and password described in the class comment.
      *
+     * @param err where one-line notices go (a pair compared on first request)
      * @throws IOException (one line naming the URI) when the password file cannot be read, the server is
      *                     unreachable or refuses the login
      */
-    RemoteGraphStore connect() throws IOException {
+    RemoteGraphStore connect(java.io.PrintStream err) throws IOException {
         String name = user != null ? user : environment.getOrDefault("NEO4J_USERNAME", "neo4j");
         String secret = environment.get("NEO4J_PASSWORD");
         if (passwordFile != null) {
@@ -110,7 +111,7 @@ final class BoltOptions {
             secret = (nl >= 0 ? text.substring(0, nl) : text).replaceFirst("\r$", "");
         }
         // a comparison on first request over --uri says so in one line, as the embedded store's does
-        RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
+        RemoteGraphStore.setNotices(line -> err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
         return RemoteGraphStore.connect(uri, name, secret, database);
     }
 }

@@ -42,7 +42,7 @@ import picocli.CommandLine.Parameters;
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
-        CompletionCommand.class, DaemonCommand.class},
+        CompletionCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
         "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
@@ -130,6 +130,11 @@ public final class HeapLoad implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Standard output of the command line ({@link Streams}); set by {@link #commandLine}. */
+    PrintStream out = System.out;
+    /** Standard error of the command line ({@link Streams}); set by {@link #commandLine}. */
+    PrintStream err = System.err;
+
     @Override
     public Integer call() throws Exception {
         if (files.isEmpty()) {
@@ -164,11 +169,12 @@ public final class HeapLoad implements Callable<Integer> {
         if (bolt.remote()) {
             return loadRemote();
         }
-        PrintStream out = System.out;
-        TerminalProgress bars = TerminalProgress.forOption(progress);
+        PrintStream out = this.out;
+        PrintStream err = this.err;
+        TerminalProgress bars = TerminalProgress.forOption(progress, err);
         StoreDirectory store = null;
         String[] interrupted = {"heapload: interrupted; the store is as it was before this command"};
-        Thread interruptNotice = new Thread(() -> System.err.println(interrupted[0]));
+        Thread interruptNotice = new Thread(() -> err.println(interrupted[0]));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
         try {
             // refuse existing ids before spending time on reading; the store is created only once the
@@ -202,7 +208,7 @@ public final class HeapLoad implements Callable<Integer> {
                 dev.heapload.store.Catalog next = store.pruned(keep, List.of(), pruned);
                 if (next != null) {
                     store.commit(next, "prune");
-                    System.err.println("heapload: pruned " + pruned.size() + " older snapshot(s) (--keep " + keep
+                    err.println("heapload: pruned " + pruned.size() + " older snapshot(s) (--keep " + keep
                         + "): their figures stay for heapload trend");
                 }
             }
@@ -255,23 +261,28 @@ public final class HeapLoad implements Callable<Integer> {
     }
 
     /**
-     * After the answer: the graphs of the snapshots {@code load} committed, with their own line ({@code graph: import
-     * S s, index S s; ready for queries}) and progress bars; closes {@code files}. An interrupt or a failure here
-     * leaves the snapshots stored: a graph not written is built when it is next queried.
+     * After the answer: the graph of the newest snapshot {@code load} committed (the one the answer and its next
+     * commands name, and {@code serve} serves), with its own line ({@code graph of 'ID': import S s, index S s; ready
+     * for queries}) and progress bars; closes {@code files}. The other snapshots' graphs, and this one after an
+     * interrupt or a failure here, are built when first queried: the snapshots themselves are stored already.
      */
     static void writeGraphs(StoreDirectory files, StoreDirectory.Load load, TerminalProgress bars, PrintStream out)
         throws java.io.IOException {
         bars.reset();
+        String newest = null;
+        for (dev.heapload.store.Catalog.Entry e : load.added().keySet()) {
+            newest = e.id();
+        }
         try (GraphStore store = GraphStore.on(files)) {
-            store.writeGraphs(load, bars);
+            store.writeGraphs(load, List.of(newest), bars);
             bars.end();
         }
-        out.println(graphLine(bars, "; ready for queries, cypher and serve"));
+        out.println(graphLine(bars, "graph of '" + SafeText.visible(newest) + "':", "; ready for queries, cypher and serve"));
     }
 
-    /** {@code graph: PHASE S s, ...READY}: the times of the graph write's phases; {@code graph: none written} for none. */
-    private static String graphLine(TerminalProgress bars, String ready) {
-        StringBuilder line = new StringBuilder("graph:");
+    /** {@code HEAD PHASE S s, ...READY}: the times of the graph write's phases; {@code HEAD none written} for none. */
+    private static String graphLine(TerminalProgress bars, String head, String ready) {
+        StringBuilder line = new StringBuilder(head);
         bars.phaseNanos().forEach((p, ns) -> line.append(String.format(java.util.Locale.ROOT, " %s %.2f s,", p, ns / 1e9)));
         line.setLength(line.length() - 1);
         return line.append(bars.phaseNanos().isEmpty() ? " none written" : ready).toString();
@@ -403,7 +414,7 @@ public final class HeapLoad implements Callable<Integer> {
         return name.isBlank() ? "heapload" : shellWord(name);
     }
 
-    /** The names of {@code spec}'s subcommands a user is offered: hidden ones (the query daemon's) left out. */
+    /** The names of {@code spec}'s subcommands a user is offered: hidden ones left out. */
     private static java.util.Set<String> visibleCommands(CommandLine.Model.CommandSpec spec) {
         java.util.Set<String> names = new java.util.LinkedHashSet<>();
         spec.subcommands().forEach((name, sub) -> {
@@ -484,12 +495,12 @@ public final class HeapLoad implements Callable<Integer> {
      * refuses existing ids, reads and analyses every file, then loads each with {@link RemoteGraphStore}.
      */
     private int loadRemote() throws Exception {
-        PrintStream out = System.out;
-        TerminalProgress bars = TerminalProgress.forOption(progress);
-        Thread interruptNotice = new Thread(() -> System.err.println("heapload: interrupted; the snapshot being loaded "
+        PrintStream out = this.out;
+        TerminalProgress bars = TerminalProgress.forOption(progress, err);
+        Thread interruptNotice = new Thread(() -> err.println("heapload: interrupted; the snapshot being loaded "
             + "stays invisible on the server and the next load removes what it wrote"));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
-        try (RemoteGraphStore remote = bolt.connect()) {
+        try (RemoteGraphStore remote = bolt.connect(err)) {
             List<String> ids = snapshotIds(id -> remote.snapshot(id).isPresent(), remote.uri());
             List<HeapSnapshot> snapshots = readAll(ids, bars);
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
@@ -508,7 +519,7 @@ public final class HeapLoad implements Callable<Integer> {
             // over Bolt --baseline is not kept on the server: it names the extra stored snapshot of this load's pairs
             remote.load(snapshots, replace, baseline, bars);
             bars.end();
-            out.println(graphLine(bars, "; ready for queries and cypher"));
+            out.println(graphLine(bars, "graph:", "; ready for queries and cypher"));
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(interruptNotice);
@@ -543,38 +554,28 @@ public final class HeapLoad implements Callable<Integer> {
      * @return 0 ok, 1 bad input, 2 usage
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        PrintStream savedOut = System.out;
-        PrintStream savedErr = System.err;
-        System.setOut(out);
-        System.setErr(err);
         try {
-            // a command that needs the store while the query daemon holds it asks the daemon to stop first
-            StoreDirectory.setDaemonStopper(DaemonClient::stop);
-            return commandLine(out, err, BoltOptions.environment, null).execute(args);
+            return commandLine(out, err, BoltOptions.environment).execute(args);
         } catch (OutOfMemoryError e) {
             err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(e)));
             return BAD_INPUT;
         } finally {
-            System.out.flush();
-            System.err.flush();
-            System.setOut(savedOut);
-            System.setErr(savedErr);
+            out.flush();
+            err.flush();
         }
     }
 
     /**
      * The command line of {@code heapload} as {@link #run} executes it: output and errors to {@code out} and
      * {@code err}, usage errors as one line (exit 2), failures as one line (exit 1), defaults of {@code --db},
-     * {@code --uri} and {@code --database} from {@code environment}.
-     *
-     * @param cwd null, or the directory relative paths given as options and parameters resolve against (the query
-     *            daemon running a thin client's command: the client's working directory)
+     * {@code --uri} and {@code --database} from {@code environment}. Every command prints to {@code out} and
+     * {@code err} ({@link Streams}).
      */
-    static CommandLine commandLine(PrintStream out, PrintStream err, Map<String, String> environment, Path cwd) {
-        CommandLine cl = new CommandLine(new HeapLoad());
-        if (cwd != null) {
-            cl.registerConverter(Path.class, value -> cwd.resolve(value));
-        }
+    static CommandLine commandLine(PrintStream out, PrintStream err, Map<String, String> environment) {
+        HeapLoad root = new HeapLoad();
+        root.out = out;
+        root.err = err;
+        CommandLine cl = new CommandLine(root);
         // "--format micropython": the value names a subcommand too
         cl.setAllowSubcommandsAsOptionParameters(true);
         cl.setOut(new PrintWriter(out, true));
@@ -639,7 +640,6 @@ public final class HeapLoad implements Callable<Integer> {
     public static void main(String[] args) {
         StoreDirectory.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
         dev.heapload.store.embedded.DiskWatchdog.setHaltOnDiskFullHang(true);
-        DaemonClient.onByDefault = true;
         int code = run(args, System.out, System.err);
         System.exit(code);
     }

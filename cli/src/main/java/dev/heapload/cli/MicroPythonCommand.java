@@ -116,7 +116,7 @@ final class MicroPythonCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         if (name != null) {
             HeapLoad.requireFileNameFits(spec.commandLine(), name, "--name");
         }

@@ -99,7 +99,7 @@ final class ServeCommand implements Callable<Integer> {
         if (!dev.heapload.store.StoreDirectory.isStore(dir)) {
             throw new IOException("no heapload store at " + dir + "; load a dump first: heapload --db " + db + " FILE");
         }
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         GraphStore store = GraphStore.open(dir);
         StopSignal signal = null;
         ServerTransactionBackstop backstop = null;

@@ -34,11 +34,11 @@ final class SnapshotsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         bolt.check(spec);
         if (bolt.remote()) {
             // on a server: removes leftovers of incomplete loads first, deletes in batches
-            try (RemoteGraphStore remote = bolt.connect()) {
+            try (RemoteGraphStore remote = bolt.connect(Streams.err(spec))) {
                 if (delete != null) {
                     remote.delete(delete);
                     out.println("deleted snapshot " + SafeText.visible(delete));

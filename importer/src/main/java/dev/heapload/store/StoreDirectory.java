@@ -84,18 +84,6 @@ public final class StoreDirectory implements AutoCloseable {
     private static volatile java.util.function.Consumer<String> notices = line -> {
     };
 
-    /**
-     * What the lock file of a store held by the per-store query daemon says ({@code command=heapload daemon}): the
-     * "in use" message names it with its pid, and {@link #open} asks it to stop through {@link #setDaemonStopper}.
-     */
-    public static final String DAEMON_HOLDER = "heapload daemon";
-
-    /** See {@link #setDaemonStopper}. */
-    private static volatile java.util.function.Predicate<Path> daemonStopper;
-
-    /** How long {@link #open} waits for a daemon it asked to stop: its longest query (120 s by default) and more. */
-    public static final java.time.Duration DAEMON_STOP_WAIT = java.time.Duration.ofSeconds(150);
-
     /** Named steps of a change, for tests: throwing from {@link #reached} makes the change fail at that step. */
     public interface Steps {
         /** Called at a named step ("written", "source ID", "imported", "renamed", "delete", "prune", ...). */
@@ -143,17 +131,6 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     /**
-     * How {@link #open} makes a query daemon ({@link #DAEMON_HOLDER}) give the store up: called with the store's
-     * absolute directory when the daemon holds its lock, it asks the daemon to stop (the daemon finishes the queries
-     * it runs, each bounded by its timeout, closes the store and exits) and returns whether it could ask; open then
-     * waits for the lock for at most {@link #DAEMON_STOP_WAIT}. Null (the default, and in the daemon itself): open
-     * fails with the "in use" message naming the daemon and its pid.
-     */
-    public static void setDaemonStopper(java.util.function.Predicate<Path> stopper) {
-        daemonStopper = stopper;
-    }
-
-    /**
      * The length in bytes of snapshot {@code id}'s file name in the store ({@code ID.hsnap}: letters, digits,
      * {@code -}, {@code _} and non-leading dots one byte each, every other UTF-8 byte three, as {@code %XX}); to refuse
      * an id over {@link #MAX_SNAPSHOT_FILE_NAME_BYTES} before anything is read.
@@ -194,9 +171,6 @@ public final class StoreDirectory implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                lock = afterDaemonStopped(abs, channel);
-            }
-            if (lock == null) {
                 throw inUse(abs);
             }
             // this process holds the lock, so nothing serves the store: a serving file is a killed server's
@@ -222,62 +196,8 @@ public final class StoreDirectory implements AutoCloseable {
         }
     }
 
-    /**
-     * When the query daemon holds the store and a {@link #setDaemonStopper stopper} is set: asks it to stop (one
-     * notice) and waits for the lock.
-     *
-     * @return the lock, or null when no daemon holds the store or it did not stop in time
-     */
-    private static FileLock afterDaemonStopped(Path abs, FileChannel channel) throws IOException {
-        java.util.function.Predicate<Path> stopper = daemonStopper;
-        java.util.OptionalLong pid = daemonHolding(abs);
-        if (stopper == null || pid.isEmpty()) {
-            return null;
-        }
-        // a daemon that cannot be asked is stopping already (idle): wait for it all the same
-        notices.accept("the query daemon (pid " + pid.getAsLong() + ") holds the store " + abs
-            + (stopper.test(abs) ? "; asked it to stop first" : "; waiting for it to stop"));
-        long deadline = System.nanoTime() + DAEMON_STOP_WAIT.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                FileLock lock = channel.tryLock();
-                if (lock != null) {
-                    return lock;
-                }
-            } catch (OverlappingFileLockException e) {
-                // a daemon in this process (tests) still holds it
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The pid of the live process holding store {@code dir} as the query daemon ({@link #DAEMON_HOLDER}, from the
-     * lock file), or empty. Takes no lock.
-     */
-    public static java.util.OptionalLong daemonHolding(Path dir) {
-        java.util.Properties holder = new java.util.Properties();
-        try (var in = Files.newInputStream(dir.toAbsolutePath().normalize().resolve(LOCK))) {
-            holder.load(in);
-            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
-            if (DAEMON_HOLDER.equals(holder.getProperty("command", ""))
-                && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                return java.util.OptionalLong.of(pid);
-            }
-        } catch (IOException | RuntimeException e) {
-            // no lock file, or one being written
-        }
-        return java.util.OptionalLong.empty();
-    }
-
     private static StoreInUseException inUse(Path abs) {
-        String message = "store " + abs + " is in use by another heapload process (a load, heapload serve or the query daemon)";
+        String message = "store " + abs + " is in use by another heapload process (a load, a query or heapload serve)";
         boolean query = false;
         java.util.Properties holder = new java.util.Properties();
         try (var in = Files.newInputStream(abs.resolve(LOCK))) {
@@ -1053,21 +973,6 @@ public final class StoreDirectory implements AutoCloseable {
         } else {
             Files.deleteIfExists(path);
         }
-    }
-
-    /**
-     * Names what this process does with the store in its lock file ({@code command=WHAT}), for the "in use" message
-     * of other processes: e.g. {@link #DAEMON_HOLDER}.
-     *
-     * @param what lower-case letters and spaces, at most 40
-     * @throws IllegalArgumentException for other text
-     */
-    public void holdAs(String what) {
-        if (!what.matches("[a-z ]{1,40}")) {
-            throw new IllegalArgumentException("holder must be lower-case words: " + what);
-        }
-        ensureOpen();
-        holder(what);
     }
 
     /** What the lock file says this process does ({@link #holder(String)}). */

@@ -119,17 +119,6 @@ public final class GraphStore implements AutoCloseable {
         StoreDirectory.setNotices(sink);
     }
 
-    /** See {@link StoreDirectory#DAEMON_HOLDER}. */
-    public static final String DAEMON_HOLDER = StoreDirectory.DAEMON_HOLDER;
-
-    /** See {@link StoreDirectory#setDaemonStopper}. */
-    public static void setDaemonStopper(java.util.function.Predicate<Path> stopper) {
-        StoreDirectory.setDaemonStopper(stopper);
-    }
-
-    /** See {@link StoreDirectory#DAEMON_STOP_WAIT}. */
-    public static final java.time.Duration DAEMON_STOP_WAIT = StoreDirectory.DAEMON_STOP_WAIT;
-
     /**
      * When on, a rebuild (or a DBMS start or stop) stuck on a full disk (Neo4j's page cache retrying a flush for
      * about a second, or any work still running 10 s after the disk filled) removes what it wrote, prints its
@@ -164,14 +153,6 @@ public final class GraphStore implements AutoCloseable {
     private final Set<String> comparedPairs = new java.util.HashSet<>();
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
-    /** How many snapshots' graphs stay started at once ({@link #keepGraphs}): 1 unless a caller asks. */
-    private int keepGraphs = 1;
-    /** Started graphs other than the open one, least recently used first ({@link #keepGraphs} above 1). */
-    private final java.util.LinkedHashMap<String, Parked> parked = new java.util.LinkedHashMap<>(4, 0.75f, true);
-
-    /** A started graph kept while another snapshot's graph is the open one. */
-    private record Parked(DatabaseManagementService dbms, GraphDatabaseService db) {
-    }
     /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
     private Map<Setting<?>, Object> serverSettings = Map.of();
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
@@ -221,16 +202,6 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Names what this process does with the store in its lock file ({@link StoreDirectory#holdAs}).
-     *
-     * @throws IllegalArgumentException for text other than lower-case words (at most 40 characters)
-     */
-    public void holdAs(String what) {
-        ensureOpen();
-        files.holdAs(what);
-    }
-
-    /**
      * {@link #open}, but waits while another process holds the store for a query ({@link StoreDirectory#openWaiting}).
      *
      * @throws StoreInUseException when a load or {@code heapload serve} holds the store, or a query still does after
@@ -240,11 +211,6 @@ public final class GraphStore implements AutoCloseable {
     public static GraphStore openWaiting(Path dir, java.time.Duration max,
                                          java.util.function.Consumer<String> waiting) throws IOException {
         return new GraphStore(StoreDirectory.openWaiting(dir, max, waiting));
-    }
-
-    /** See {@link StoreDirectory#daemonHolding}. */
-    public static java.util.OptionalLong daemonHolding(Path dir) {
-        return StoreDirectory.daemonHolding(dir);
     }
 
     /** See {@link StoreDirectory#isStore}. */
@@ -424,23 +390,30 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Builds the graphs of the snapshots {@code load} committed without them ({@link StoreDirectory#commitFiles}): each
-     * from its model in memory, with the comparisons the load made and the other snapshots' summary nodes, by the
-     * offline importer; then commits the catalog naming them. An exception, an interrupt or Ctrl-C removes the
-     * graphs being built and leaves the snapshots stored without graphs: each is built from its stored model when it
-     * is next queried ({@link #database(String)}, one notice), its pairs compared on first request. Snapshots of
-     * {@code load} that are no longer in the store (or were pruned meanwhile) are skipped.
+     * Builds the graphs of snapshots {@code ids} of those {@code load} committed without graphs
+     * ({@link StoreDirectory#commitFiles}): each from its model in memory, with the comparisons the load made and the
+     * other snapshots' summary nodes, by the offline importer; then commits the catalog naming them. An exception, an
+     * interrupt or Ctrl-C removes the graphs being built and leaves the snapshots stored without graphs. A snapshot
+     * without a graph (not in {@code ids}, or interrupted) gets it from its stored model when it is first queried
+     * ({@link #database(String)}, one notice), with its load's comparisons made again. Ids that are not snapshots of
+     * {@code load} still in the store unpruned are skipped.
      *
+     * @param ids      the snapshots whose graphs are written now (the command line: the newest, the one its answer and
+     *                 its next commands name)
      * @param progress phases {@code "import"} (%) and {@code "index"} (%)
      * @throws DiskFullException when the disk is too small for the graphs or fills meanwhile (the snapshots stay stored)
      */
-    public void writeGraphs(StoreDirectory.Load load, Progress progress) throws IOException {
+    public void writeGraphs(StoreDirectory.Load load, java.util.Collection<String> ids, Progress progress)
+        throws IOException {
         ensureOpen();
         files.holder("a load");
         Catalog next = catalog();
         long generation = next.generation + 1;
         List<Catalog.Entry> built = new ArrayList<>();
         for (Catalog.Entry added : load.added().keySet()) {
+            if (!ids.contains(added.id())) {
+                continue;
+            }
             Catalog.Entry e = next.find(added.id());
             if (e == null || e.pruned() || !e.summary().loadedAt().equals(added.summary().loadedAt())) {
                 continue;
@@ -564,18 +537,10 @@ public final class GraphStore implements AutoCloseable {
         if (db != null && id.equals(openSnapshot)) {
             return db;
         }
-        Parked kept = parked.remove(id);
-        parkOrCloseCurrent();
-        if (kept != null) {
-            dbms = kept.dbms();
-            db = kept.db();
-            openSnapshot = id;
-            return db;
-        }
+        closeCurrent();
         if (!e.hasCurrentGraph() || !Files.isDirectory(graphsDir.resolve(e.graph()))) {
             files.notice(e.graph() == null
-                ? "building the graph of snapshot '" + id + "' from its stored model (its load ended before the graph"
-                    + " was written)"
+                ? "building the graph of snapshot '" + id + "' from its stored model (first query that needs it)"
                 : "the graph of snapshot '" + id + "' was built by another heapload version (graph schema "
                     + e.graphSchema() + ", now " + GraphSchema.VERSION + "): rebuilding it from its stored model");
             buildGraph(e);
@@ -643,7 +608,7 @@ public final class GraphStore implements AutoCloseable {
         if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog().find(id) == null) {
             return true;
         }
-        if (!id.equals(openSnapshot) && !parked.containsKey(id)) {
+        if (!id.equals(openSnapshot)) {
             return false;
         }
         return baseline == null || catalog().find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
@@ -1021,60 +986,12 @@ public final class GraphStore implements AutoCloseable {
         StoreDirectory.checkAnalysis(snapshot);
     }
 
-    /** Shuts down every started graph: the open one and those {@link #keepGraphs} kept. */
+    /** Shuts down the started graph, if any. */
     private void closeDatabase() {
-        try {
-            closeCurrent();
-        } finally {
-            while (!parked.isEmpty()) {
-                var eldest = parked.entrySet().iterator().next();
-                parked.remove(eldest.getKey());
-                dbms = eldest.getValue().dbms();
-                db = eldest.getValue().db();
-                closeCurrent();
-            }
-        }
+        closeCurrent();
     }
 
-    /**
-     * Keeps the open graph started beside the next one ({@link #keepGraphs} above 1; the least recently used beyond
-     * that is shut down), else shuts it down.
-     */
-    private void parkOrCloseCurrent() {
-        if (keepGraphs > 1 && dbms != null && openSnapshot != null) {
-            parked.put(openSnapshot, new Parked(dbms, db));
-            dbms = null;
-            db = null;
-            openSnapshot = null;
-            while (parked.size() > keepGraphs - 1) {
-                var eldest = parked.entrySet().iterator().next();
-                parked.remove(eldest.getKey());
-                dbms = eldest.getValue().dbms();
-                db = eldest.getValue().db();
-                closeCurrent();
-            }
-        } else {
-            closeCurrent();
-        }
-    }
-
-    /**
-     * How many snapshots' graphs stay started at once (default 1): with 2, a query on the other snapshot of a pair
-     * finds its graph started instead of waiting 1–4 s for a switch (the query daemon). Each started graph has a page
-     * cache of its own ({@link #database(String)}: its store files plus a quarter, at most a quarter of RAM); the least
-     * recently used beyond {@code n} is shut down when another starts. Any load, delete, prune or {@link #serve} shuts
-     * them all down, as {@link #close()} does.
-     *
-     * @param n 1 or more
-     */
-    public void keepGraphs(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("keepGraphs must be at least 1, not " + n);
-        }
-        keepGraphs = n;
-    }
-
-    /** Shuts down the open graph's DBMS (if started); graphs {@link #keepGraphs} kept stay started. */
+    /** Shuts down the open graph's DBMS (if started). */
     private void closeCurrent() {
         openSnapshot = null;
         comparedPairs.clear();
