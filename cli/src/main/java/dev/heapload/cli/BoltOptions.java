@@ -89,6 +89,23 @@ final class BoltOptions {
     }
 
     /**
+     * The store the command reads: the server of {@code --uri}, else the store directory {@code db} (which must hold a
+     * store; opened without Neo4j). While another process holds the directory for a query, waits for it at most
+     * {@code wait} (one line on {@code err}).
+     *
+     * @throws IOException one line: no store, in use, unreachable server (as {@link #connect})
+     */
+    dev.heapload.store.SnapshotStore open(java.nio.file.Path db, java.io.PrintStream err, java.time.Duration wait)
+        throws IOException {
+        if (remote()) {
+            return connect(err);
+        }
+        OutputFiles.requireStore(db);
+        return dev.heapload.store.StoreDirectory.openWaiting(db, wait, inUse -> err.println("heapload: "
+            + dev.heapload.queries.SafeText.visible(inUse) + "; waiting for it to finish"));
+    }
+
+    /**
      * Connects to {@code --uri} with the user and password described in the class comment.
      *
      * @param err where one-line notices go (a pair compared on first request)

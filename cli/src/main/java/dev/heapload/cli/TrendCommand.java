@@ -104,15 +104,9 @@ final class TrendCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                     "--leak goes with --db or --uri, --format and --growing-nights only");
             }
-            if (store.bolt.remote()) {
-                try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
-                    return printLeak(fmt, remote.history(), remote.uri());
-                }
-            }
-            OutputFiles.requireStore(db);
-            try (GraphStore opened = GraphStore.openWaiting(db, Duration.ofSeconds(timeout.toSeconds() + 30),
-                inUse -> Streams.err(spec).println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"))) {
-                return printLeak(fmt, opened.history(), db.toAbsolutePath().normalize().toString());
+            try (dev.heapload.store.SnapshotStore opened = store.bolt.open(db, Streams.err(spec),
+                Duration.ofSeconds(timeout.toSeconds() + 30))) {
+                return printLeak(fmt, opened.history(), opened.place());
             }
         }
         if (store.bolt.remote()) {

@@ -53,4 +53,41 @@ class UsageWithoutNeo4jTest {
         }
         assertEquals(List.of(), wrong);
     }
+
+    /** Listing a store, deleting from it and a leak history read only its files: no Neo4j class either. */
+    @Test
+    void listingDeletingAndLeakHistoryLoadNoNeo4jClass() throws Exception {
+        Path dir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
+        Path db = tmp.resolve("db");
+        HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--no-progress", "--no-graph", "--db", db.toString(),
+            dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
+        assertEquals(0, load.code(), load.err());
+        String fingerprint;
+        try (dev.heapload.store.StoreDirectory store = dev.heapload.store.StoreDirectory.open(db)) {
+            var group = store.history().get(1).comparisons().get(0).leakGroups().get(0);
+            fingerprint = dev.heapload.report.LeakFingerprint.of(group.headType(), group.path());
+        }
+        List<String[]> commands = List.of(new String[] {"snapshots", "--db", db.toString()},
+            new String[] {"trend", "--db", db.toString(), "--leak", fingerprint},
+            new String[] {"snapshots", "--db", db.toString(), "--delete", "before"});
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < commands.size(); i++) {
+            Path classes = tmp.resolve("store-classes-" + i + ".txt");
+            List<String> cmd = new ArrayList<>(ChildHeapLoad.command(commands.get(i)));
+            cmd.add(1, "-Xlog:class+load=info:file=" + classes);
+            Path out = tmp.resolve("store-out-" + i + ".txt");
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            assertTrue(p.waitFor(5, TimeUnit.MINUTES), "child did not end");
+            String args = String.join(" ", commands.get(i));
+            if (p.exitValue() != 0) {
+                wrong.add(args + ": exit " + p.exitValue() + ": " + Files.readString(out));
+            }
+            if (Files.readAllLines(classes).stream().anyMatch(l -> l.contains(" org.neo4j."))) {
+                wrong.add(args + ": loaded Neo4j classes");
+            }
+        }
+        assertEquals(List.of(), wrong);
+        assertEquals(List.of("after"), dev.heapload.store.Catalog.read(db).entries.stream()
+            .map(dev.heapload.store.Catalog.Entry::id).toList());
+    }
 }

@@ -43,7 +43,7 @@ import dev.heapload.model.Progress;
  *
  * <p>Not thread-safe: use from one thread.
  */
-public final class StoreDirectory implements AutoCloseable {
+public final class StoreDirectory implements SnapshotStore {
 
     /** Folder of the snapshots' models. */
     public static final String SNAPSHOTS = "snapshots";
@@ -279,6 +279,11 @@ public final class StoreDirectory implements AutoCloseable {
         return dir;
     }
 
+    @Override
+    public String place() {
+        return dir.toString();
+    }
+
     /** {@code DIR/graphs}. */
     public Path graphsDirectory() {
         return graphsDir;
@@ -316,6 +321,7 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     /** The snapshots in the store, in load order (a replaced snapshot keeps its place). */
+    @Override
     public List<SnapshotSummary> snapshots() {
         ensureOpen();
         List<SnapshotSummary> list = new ArrayList<>();
@@ -326,6 +332,7 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     /** The snapshot with this id, if the store holds it. */
+    @Override
     public Optional<SnapshotSummary> snapshot(String id) {
         ensureOpen();
         Catalog.Entry e = catalog.find(id);
@@ -340,6 +347,7 @@ public final class StoreDirectory implements AutoCloseable {
      * @throws SnapshotPrunedException   when it was pruned
      * @throws IOException when the file cannot be read or is damaged
      */
+    @Override
     public HeapSnapshot model(String id) throws IOException {
         return HeapSnapshotFile.read(modelFile(entry(id)));
     }
@@ -350,6 +358,7 @@ public final class StoreDirectory implements AutoCloseable {
      *
      * @throws IOException when a summary file is missing or damaged (the message names it)
      */
+    @Override
     public List<SnapshotHistory> history() throws IOException {
         ensureOpen();
         List<SnapshotHistory> out = new ArrayList<>(catalog.entries.size());
@@ -361,6 +370,7 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     /** True when snapshot {@code id} is in the store but was pruned (graph and model dropped, figures kept). */
+    @Override
     public boolean isPruned(String id) {
         ensureOpen();
         Catalog.Entry e = catalog.find(id);
@@ -395,6 +405,24 @@ public final class StoreDirectory implements AutoCloseable {
     public StoredSummary summaryOf(Catalog.Entry e, Map<String, StoredSummary> computed) throws IOException {
         StoredSummary s = computed.get(e.id());
         return s != null ? s : StoredSummary.read(summariesDir.resolve(e.summaryFile()));
+    }
+
+    /**
+     * Removes snapshot {@code id}: its graph, model and summary, in one catalog commit (nothing is rebuilt; the other
+     * graphs drop its summary nodes and the comparisons against it when next opened). All or nothing. Starts no
+     * database: the caller has stopped any it started on this store ({@link dev.heapload.store.embedded.GraphStore}
+     * does).
+     *
+     * @throws SnapshotNotFoundException when the store has no such snapshot (nothing changed)
+     */
+    @Override
+    public void delete(String id) throws IOException {
+        ensureOpen();
+        holder("a snapshot delete");
+        if (catalog.find(id) == null) {
+            throw new SnapshotNotFoundException(id, dir.toString());
+        }
+        commit(catalog.without(id), "delete");
     }
 
     /**

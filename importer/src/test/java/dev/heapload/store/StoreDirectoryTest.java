@@ -106,6 +106,10 @@ class StoreDirectoryTest {
             assertEquals(List.of("a", "b"), pruned);
             assertFalse(Files.exists(dir.resolve("snapshots/a.hsnap")));
             assertTrue(store.isPruned("a"));
+            store.delete("b");
+            assertEquals(List.of("a", "c"), store.snapshots().stream().map(SnapshotSummary::id).toList());
+            assertFalse(Files.exists(dir.resolve("summaries/b.summary")));
+            assertThrows(SnapshotNotFoundException.class, () -> store.delete("b"));
         }
     }
 

@@ -449,11 +449,11 @@ public final class GraphStore implements AutoCloseable {
      */
     public void delete(String id, Progress progress) throws IOException {
         ensureOpen();
-        files.holder("a snapshot delete");
         if (catalog().find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
-        commitOnly(catalog().without(id), "delete");
+        closeDatabase();
+        files.delete(id);
     }
 
     /**
