@@ -89,12 +89,30 @@ final class BoltOptions {
     }
 
     /**
+     * The store the command reads: the server of {@code --uri}, else the store directory {@code db} (which must hold a
+     * store; opened without Neo4j). While another process holds the directory for a query, waits for it at most
+     * {@code wait} (one line on {@code err}).
+     *
+     * @throws IOException one line: no store, in use, unreachable server (as {@link #connect})
+     */
+    dev.heapload.store.SnapshotStore open(java.nio.file.Path db, java.io.PrintStream err, java.time.Duration wait)
+        throws IOException {
+        if (remote()) {
+            return connect(err);
+        }
+        OutputFiles.requireStore(db);
+        return dev.heapload.store.StoreDirectory.openWaiting(db, wait, inUse -> err.println("heapload: "
+            + dev.heapload.queries.SafeText.visible(inUse) + "; waiting for it to finish"));
+    }
+
+    /**
      * Connects to {@code --uri} with the user and password described in the class comment.
      *
+     * @param err where one-line notices go (a pair compared on first request)
      * @throws IOException (one line naming the URI) when the password file cannot be read, the server is
      *                     unreachable or refuses the login
      */
-    RemoteGraphStore connect() throws IOException {
+    RemoteGraphStore connect(java.io.PrintStream err) throws IOException {
         String name = user != null ? user : environment.getOrDefault("NEO4J_USERNAME", "neo4j");
         String secret = environment.get("NEO4J_PASSWORD");
         if (passwordFile != null) {
@@ -109,6 +127,8 @@ final class BoltOptions {
             int nl = text.indexOf('\n');
             secret = (nl >= 0 ? text.substring(0, nl) : text).replaceFirst("\r$", "");
         }
+        // a comparison on first request over --uri says so in one line, as the embedded store's does
+        RemoteGraphStore.setNotices(line -> err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
         return RemoteGraphStore.connect(uri, name, secret, database);
     }
 }

@@ -34,12 +34,12 @@ final class CompletionCommand implements Callable<Integer> {
         String script = AutoComplete.bash("heapload", spec.root().commandLine());
         if (shell.equals("zsh")) {
             // sourced from ~/.zshrc: compinit only when the user's set-up has not run it already
-            System.out.print("# heapload completion for zsh (source it): picocli's bash script behind zsh's bashcompinit\n"
+            Streams.out(spec).print("# heapload completion for zsh (source it): picocli's bash script behind zsh's bashcompinit\n"
                 + "(( $+functions[compdef] )) || { autoload -U +X compinit && compinit }\n"
                 + "autoload -U +X bashcompinit && bashcompinit\n");
         }
-        System.out.print(script);
-        System.out.flush();
+        Streams.out(spec).print(script);
+        Streams.out(spec).flush();
         return 0;
     }
 

@@ -74,7 +74,7 @@ final class ExportCommand implements Callable<Integer> {
         HeapSnapshot model;
         Path file = Path.of(snapshot);
         if (Files.isRegularFile(file)) {
-            TerminalProgress bars = TerminalProgress.forOption(null);
+            TerminalProgress bars = TerminalProgress.forOption(null, Streams.err(spec));
             model = format == null ? DumpReaders.read(file, null, bars) : DumpReaders.read(file, null, bars, format);
             HeapAnalyzer.analyze(model, bars);
             bars.end();
@@ -91,7 +91,7 @@ final class ExportCommand implements Callable<Integer> {
             throw e;
         }
         Files.move(tmp, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        System.out.printf(Locale.ROOT, "devtools: %s (%,d nodes, %,d edges, %,d bytes, %.1f s)%n",
+        Streams.out(spec).printf(Locale.ROOT, "devtools: %s (%,d nodes, %,d edges, %,d bytes, %.1f s)%n",
             SafeText.visible(out.toString()), model.objectCount() + 1L,
             (long) model.referenceCount() + model.roots().size(), Files.size(out), (System.nanoTime() - start) / 1e9);
         return 0;
@@ -103,7 +103,7 @@ final class ExportCommand implements Callable<Integer> {
         OutputFiles.requireStore(db);
         long start = System.nanoTime();
         Path out = neo4jDump.toAbsolutePath().normalize();
-        TerminalProgress bars = TerminalProgress.forOption(null);
+        TerminalProgress bars = TerminalProgress.forOption(null, Streams.err(spec));
         java.util.List<String> done;
         Path logFile = db.toAbsolutePath().normalize().resolve("logs").resolve("neo4j-dump.log");
         Files.createDirectories(logFile.getParent());
@@ -113,9 +113,9 @@ final class ExportCommand implements Callable<Integer> {
         } finally {
             bars.end();
         }
-        System.out.printf(Locale.ROOT, "neo4j dump: %s (snapshots %s, %,d bytes, %.1f s)%n", SafeText.visible(out.toString()),
+        Streams.out(spec).printf(Locale.ROOT, "neo4j dump: %s (snapshots %s, %,d bytes, %.1f s)%n", SafeText.visible(out.toString()),
             SafeText.visible(String.join(", ", done)), Files.size(out), (System.nanoTime() - start) / 1e9);
-        System.out.println("  load it on a server (stopped database): neo4j-admin database load --from-path="
+        Streams.out(spec).println("  load it on a server (stopped database): neo4j-admin database load --from-path="
             + SafeText.visible(HeapLoad.shellWord(out.getParent().toString())) + " DBNAME --overwrite-destination"
             + "   (the file must be named DBNAME.dump)");
         return 0;

@@ -13,7 +13,9 @@ import dev.heapload.model.DumpFormatException;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.ExploreCommands;
 import dev.heapload.queries.SafeText;
+import dev.heapload.report.text.LeakAnswer;
 import dev.heapload.report.text.LoadReport;
+import dev.heapload.store.StoreDirectory;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.SnapshotExistsException;
@@ -40,7 +42,7 @@ import picocli.CommandLine.Parameters;
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
-        CompletionCommand.class, DaemonCommand.class},
+        CompletionCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
         "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
@@ -78,6 +80,12 @@ public final class HeapLoad implements Callable<Integer> {
         description = "After the load, keep the graphs and models of the newest N snapshots only (heapload prune "
             + "--keep-last N); the others' figures stay for trend. Default: keep everything.")
     Integer keep;
+
+    @Option(names = "--graph", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Write each loaded snapshot's Neo4j graph in this command, after the answer (default). With "
+            + "--no-graph the load ends after the answer; each graph is built from the stored model when a query, "
+            + "report or serve first needs it (one line says so). Interrupting the graph write loses nothing either.")
+    boolean graph = true;
 
     @Option(names = "--progress", negatable = true,
         description = "Draw progress bars on stderr for phases longer than a second (--progress: always; --no-progress: "
@@ -122,6 +130,11 @@ public final class HeapLoad implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Standard output of the command line ({@link Streams}); set by {@link #commandLine}. */
+    PrintStream out = System.out;
+    /** Standard error of the command line ({@link Streams}); set by {@link #commandLine}. */
+    PrintStream err = System.err;
+
     @Override
     public Integer call() throws Exception {
         if (files.isEmpty()) {
@@ -142,6 +155,10 @@ public final class HeapLoad implements Callable<Integer> {
                 + " (known: " + String.join(", ", DumpReaders.FORMATS) + ")");
         }
         bolt.check(spec);
+        if (bolt.remote() && !graph) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--no-graph needs the embedded store"
+                + " (--db): a load over --uri writes its graph to the server");
+        }
         if (bolt.remote() && keep != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--keep needs the embedded store"
                 + " (--db), not --uri");
@@ -152,52 +169,57 @@ public final class HeapLoad implements Callable<Integer> {
         if (bolt.remote()) {
             return loadRemote();
         }
-        PrintStream out = System.out;
-        TerminalProgress bars = TerminalProgress.forOption(progress);
-        GraphStore store = null;
-        Thread interruptNotice = new Thread(() -> System.err.println(
-            "heapload: interrupted; the store is as it was before this command"));
+        PrintStream out = this.out;
+        PrintStream err = this.err;
+        TerminalProgress bars = TerminalProgress.forOption(progress, err);
+        StoreDirectory store = null;
+        String[] interrupted = {"heapload: interrupted; the store is as it was before this command"};
+        Thread interruptNotice = new Thread(() -> err.println(interrupted[0]));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
         try {
             // refuse existing ids before spending time on reading; the store is created only once the
-            // dumps were read successfully
+            // dumps were read successfully. Nothing before the leak answer loads Neo4j: the snapshots are committed
+            // without their graphs (StoreDirectory), which are written after the answer
             if (java.nio.file.Files.isDirectory(db)) {
-                store = GraphStore.open(db);
+                store = StoreDirectory.open(db);
             }
-            GraphStore existing = store;
+            StoreDirectory existing = store;
             List<String> ids = snapshotIds(id -> existing != null && existing.snapshot(id).isPresent(), db.toString());
             // an unknown --baseline is refused before reading, and before a new store's directory is made
             if (baseline != null && !ids.contains(baseline) && (existing == null || existing.snapshot(baseline).isEmpty())) {
                 throw new dev.heapload.store.SnapshotNotFoundException(baseline, db.toString());
             }
             // every file is read and analysed before the store changes, so a bad file anywhere in the list
-            // leaves the store as it was; then all of them are loaded in one all-or-nothing rebuild
+            // leaves the store as it was; then all of them are committed at once
             List<HeapSnapshot> snapshots = readAll(ids, bars);
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
             if (store == null) {
-                store = GraphStore.open(db);
+                store = StoreDirectory.open(db);
             }
-            // one all-or-nothing commit for all files and the --baseline setting
             bars.reset();
-            store.load(snapshots, replace, baseline, bars);
+            StoreDirectory.Load load = store.prepare(snapshots, replace, baseline, bars);
+            // one all-or-nothing commit for all files and the --baseline setting: models, summaries, catalog
+            store.commitFiles(load, bars);
             bars.end();
+            interrupted[0] = "heapload: interrupted while writing the graph; the snapshots are stored, and a graph not"
+                + " written is built when it is next queried";
             if (keep != null) {
-                List<String> pruned = store.prune(keep, List.of());
-                if (!pruned.isEmpty()) {
-                    System.err.println("heapload: pruned " + pruned.size() + " older snapshot(s) (--keep " + keep
+                List<String> pruned = new java.util.ArrayList<>();
+                dev.heapload.store.Catalog next = store.pruned(keep, List.of(), pruned);
+                if (next != null) {
+                    store.commit(next, "prune");
+                    err.println("heapload: pruned " + pruned.size() + " older snapshot(s) (--keep " + keep
                         + "): their figures stay for heapload trend");
                 }
             }
+            String storeOptions = db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString());
             printLoaded(snapshots, db.toAbsolutePath().normalize().toString(), readTimes, bars, out);
-            if (snapshots.size() >= 2) {
-                String baseline = ids.get(0);
-                String target = ids.get(ids.size() - 1);
-                printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
-                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
-                var result = dev.heapload.queries.QueryRunner.run(store.databaseFor(query.name(),
-                        Map.of("baseline", baseline, "target", target)), query,
-                    Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
-                printLeakAnswer(result, baseline, target, db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString()), out);
+            printAnswer(snapshots, ids, load.comparisons(ids.get(ids.size() - 1)), storeOptions, true, out);
+            out.flush();
+            if (graph) {
+                StoreDirectory files = store;
+                store = null;
+                writeGraphs(files, load, bars, out);
             }
         } finally {
             try {
@@ -213,72 +235,74 @@ public final class HeapLoad implements Callable<Integer> {
     }
 
     /**
-     * One line before the leak answer when the pair looks like two processes
-     * ({@link dev.heapload.analysis.SnapshotComparison#isCrossProcess}): the comparison is then by retention path.
+     * The leak answer of a load, from the comparisons it made in memory with its last snapshot as the target
+     * ({@code compared}): for several files the last against the first; for one file loaded into a store that holds
+     * earlier snapshots, against {@code --baseline} when given, else the previous analysed snapshot. Nothing when the
+     * load compared nothing.
      */
-    private static void printCrossProcess(HeapSnapshot baseline, HeapSnapshot target, PrintStream out) {
-        var diff = dev.heapload.analysis.SnapshotDiff.compare(baseline, target);
-        if (dev.heapload.analysis.SnapshotComparison.isCrossProcess(baseline, target, diff)) {
-            out.printf(java.util.Locale.ROOT, "cross-process pair: %,d of the %,d objects of %s are in %s at the same "
-                    + "address, no root is (two runs?): compared by retention path, type and memory category instead%n",
-                target.objectCount() - diff.newCount(), baseline.objectCount(), baseline.info().id(), target.info().id());
+    private void printAnswer(List<HeapSnapshot> snapshots, List<String> ids, List<StoreDirectory.Compared> compared,
+                             String storeOptions, boolean served, PrintStream out) {
+        HeapSnapshot target = snapshots.get(snapshots.size() - 1);
+        String targetId = ids.get(ids.size() - 1);
+        StoreDirectory.Compared pair = null;
+        for (StoreDirectory.Compared c : compared) {
+            boolean wanted = snapshots.size() >= 2 ? c.baseline().equals(ids.get(0))
+                : baseline != null ? c.baseline().equals(baseline) : pair == null;
+            if (wanted) {
+                pair = c;
+            }
         }
+        if (pair == null) {
+            return;
+        }
+        LeakAnswer.printCrossProcess(pair.comparison(), pair.baseline(), pair.baselineObjects(), targetId, out);
+        LeakAnswer.print(pair.baseline(), targetId, LeakAnswer.groups(pair.comparison(), target), storeOptions,
+            commandName(), served, out);
     }
 
     /**
-     * The leak answer for two snapshots: the saved query {@code leak-groups} with the first file as baseline and
-     * the last as target, its top groups with their one-line-per-hop retention paths, and the next commands.
+     * After the answer: the graph of the newest snapshot {@code load} committed (the one the answer and its next
+     * commands name, and {@code serve} serves), with its own line ({@code graph of 'ID': import S s, index S s; ready
+     * for queries}) and progress bars; closes {@code files}. The other snapshots' graphs, and this one after an
+     * interrupt or a failure here, are built when first queried: the snapshots themselves are stored already.
      */
-    private static void printLeakAnswer(dev.heapload.queries.QueryResult result, String baseline, String target,
-                                        String storeOptions, PrintStream out) {
-        List<String> columns = result.columns();
-        int objects = columns.indexOf("objects");
-        int newBytes = columns.indexOf("newBytes");
-        int retained = columns.indexOf("retainedBytes");
-        int heads = columns.indexOf("heads");
-        int headType = columns.indexOf("headType");
-        int path = columns.indexOf("path");
-        int example = columns.indexOf("example");
-        long totalObjects = 0;
-        long totalBytes = 0;
-        for (List<Object> row : result.rows()) {
-            totalObjects += ((Number) row.get(objects)).longValue();
-            totalBytes += ((Number) row.get(newBytes)).longValue();
+    static void writeGraphs(StoreDirectory files, StoreDirectory.Load load, TerminalProgress bars, PrintStream out)
+        throws java.io.IOException {
+        bars.reset();
+        String newest = null;
+        for (dev.heapload.store.Catalog.Entry e : load.added().keySet()) {
+            newest = e.id();
         }
-        out.printf(java.util.Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
-            SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, result.rows().size());
-        int shown = 0;
-        for (List<Object> row : result.rows()) {
-            if (shown++ == 5) {
-                out.printf(java.util.Locale.ROOT, "  … %,d more group(s)%n", result.rows().size() - 5);
-                break;
-            }
-            out.printf(java.util.Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
-                shown, ((Number) row.get(objects)).longValue(), ((Number) row.get(newBytes)).longValue(),
-                ((Number) row.get(retained)).longValue(), ((Number) row.get(heads)).longValue(), SafeText.visible(String.valueOf(row.get(headType))));
-            Object hops = row.get(path);
-            for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
-                out.println("      " + SafeText.visible(String.valueOf(hop)));
-            }
-            if (example >= 0 && row.get(example) instanceof String address) {
-                out.println("    example head " + SafeText.visible(address) + " (largest retained size), all its paths:");
-                out.println("      " + ExploreCommands.paths(target, address, storeOptions)
-                    .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(commandName() + " ")));
-            }
+        try (GraphStore store = GraphStore.on(files)) {
+            store.writeGraphs(load, List.of(newest), bars);
+            bars.end();
         }
-        String exampleAddress = example < 0 ? null : result.rows().stream()
-            .map(r -> r.get(example)).filter(String.class::isInstance).map(String.class::cast).findFirst().orElse(null);
-        String self = commandName();
-        out.println("next:");
-        out.println("  " + self + " query leak-groups -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
-            + ExploreCommands.shellWord("target=" + target) + storeOptions);
-        out.println("  " + self + " query new-objects -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
-            + ExploreCommands.shellWord("target=" + target) + storeOptions);
-        out.println("  " + ExploreCommands.whyAlive(target, exampleAddress == null ? "ADDRESS" : exampleAddress, storeOptions)
-            .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(self + " ")));
-        if (!storeOptions.contains("--uri")) {
-            out.println("  " + self + " serve" + storeOptions + "      (Neo4j Browser on the store)");
+        out.println(graphLine(bars, "graph of '" + SafeText.visible(newest) + "':", "; ready for queries, cypher and serve"));
+    }
+
+    /** {@code HEAD PHASE S s, ...READY}: the times of the graph write's phases; {@code HEAD none written} for none. */
+    private static String graphLine(TerminalProgress bars, String head, String ready) {
+        StringBuilder line = new StringBuilder(head);
+        bars.phaseNanos().forEach((p, ns) -> line.append(String.format(java.util.Locale.ROOT, " %s %.2f s,", p, ns / 1e9)));
+        line.setLength(line.length() - 1);
+        return line.append(bars.phaseNanos().isEmpty() ? " none written" : ready).toString();
+    }
+
+    /**
+     * The leak answer of a load over Bolt, computed in memory before anything is sent: for several files the last
+     * against the first (a single file is compared on the server, whose snapshots are not read back for it).
+     */
+    private static List<StoreDirectory.Compared> comparedInMemory(List<HeapSnapshot> snapshots, List<String> ids) {
+        if (snapshots.size() < 2) {
+            return List.of();
         }
+        HeapSnapshot first = snapshots.get(0);
+        HeapSnapshot last = snapshots.get(snapshots.size() - 1);
+        if (first.analysis() == null || last.analysis() == null) {
+            return List.of();
+        }
+        return List.of(new StoreDirectory.Compared(ids.get(0), first.objectCount(),
+            dev.heapload.analysis.SnapshotComparison.compute(first, last, last.analysis())));
     }
 
     /**
@@ -312,12 +336,12 @@ public final class HeapLoad implements Callable<Integer> {
      * @param what how the message names the id, e.g. {@code --name}
      */
     static void requireFileNameFits(CommandLine commandLine, String id, String what) {
-        int bytes = GraphStore.snapshotFileNameBytes(id);
-        if (bytes > GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES) {
+        int bytes = dev.heapload.store.StoreDirectory.snapshotFileNameBytes(id);
+        if (bytes > dev.heapload.store.StoreDirectory.MAX_SNAPSHOT_FILE_NAME_BYTES) {
             throw new CommandLine.ParameterException(commandLine, String.format(java.util.Locale.ROOT,
                 "%s is too long for a file name: its snapshot file name would be %,d bytes, at most %d (letters, "
                     + "digits, '-', '_' and '.' take 1 byte, every other UTF-8 byte 3, as %%XX)",
-                what, bytes, GraphStore.MAX_SNAPSHOT_FILE_NAME_BYTES));
+                what, bytes, dev.heapload.store.StoreDirectory.MAX_SNAPSHOT_FILE_NAME_BYTES));
         }
     }
 
@@ -390,7 +414,7 @@ public final class HeapLoad implements Callable<Integer> {
         return name.isBlank() ? "heapload" : shellWord(name);
     }
 
-    /** The names of {@code spec}'s subcommands a user is offered: hidden ones (the query daemon's) left out. */
+    /** The names of {@code spec}'s subcommands a user is offered: hidden ones left out. */
     private static java.util.Set<String> visibleCommands(CommandLine.Model.CommandSpec spec) {
         java.util.Set<String> names = new java.util.LinkedHashSet<>();
         spec.subcommands().forEach((name, sub) -> {
@@ -471,35 +495,31 @@ public final class HeapLoad implements Callable<Integer> {
      * refuses existing ids, reads and analyses every file, then loads each with {@link RemoteGraphStore}.
      */
     private int loadRemote() throws Exception {
-        PrintStream out = System.out;
-        TerminalProgress bars = TerminalProgress.forOption(progress);
-        Thread interruptNotice = new Thread(() -> System.err.println("heapload: interrupted; the snapshot being loaded "
+        PrintStream out = this.out;
+        TerminalProgress bars = TerminalProgress.forOption(progress, err);
+        Thread interruptNotice = new Thread(() -> err.println("heapload: interrupted; the snapshot being loaded "
             + "stays invisible on the server and the next load removes what it wrote"));
         Runtime.getRuntime().addShutdownHook(interruptNotice);
-        try (RemoteGraphStore remote = bolt.connect()) {
+        try (RemoteGraphStore remote = bolt.connect(err)) {
             List<String> ids = snapshotIds(id -> remote.snapshot(id).isPresent(), remote.uri());
             List<HeapSnapshot> snapshots = readAll(ids, bars);
             Map<String, Long> readTimes = new java.util.LinkedHashMap<>(bars.phaseNanos());
+            // the answer first, from the models in memory; then the load, which writes to the server
+            bars.reset();
+            bars.start("compare", 1, "pairs");
+            List<StoreDirectory.Compared> compared = comparedInMemory(snapshots, ids);
+            bars.end();
+            String storeOptions = " --uri " + remote.uri() + (remote.database() == null ? "" : " --database " + remote.database());
+            printLoaded(snapshots, remote.uri() + (remote.database() == null ? "" : " database " + remote.database()),
+                readTimes, bars, out);
+            printAnswer(snapshots, ids, compared, storeOptions, false, out);
+            out.flush();
             // all files in one load: one all-or-nothing step, with the comparisons between them
             bars.reset();
             // over Bolt --baseline is not kept on the server: it names the extra stored snapshot of this load's pairs
             remote.load(snapshots, replace, baseline, bars);
             bars.end();
-            printLoaded(snapshots, remote.uri() + (remote.database() == null ? "" : " database " + remote.database()),
-                readTimes, bars, out);
-            if (snapshots.size() >= 2) {
-                String baseline = ids.get(0);
-                String target = ids.get(ids.size() - 1);
-                printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
-                var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
-                Map<String, Object> pair = Map.of("baseline", baseline, "target", target);
-                // the load compared its files with each other; should that pair be missing, it is compared now
-                remote.compareFor(query.name(), pair);
-                var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
-                    pair, 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
-                printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
-                    + (remote.database() == null ? "" : " --database " + remote.database()), out);
-            }
+            out.println(graphLine(bars, "graph:", "; ready for queries and cypher"));
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(interruptNotice);
@@ -534,40 +554,28 @@ public final class HeapLoad implements Callable<Integer> {
      * @return 0 ok, 1 bad input, 2 usage
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        PrintStream savedOut = System.out;
-        PrintStream savedErr = System.err;
-        System.setOut(out);
-        System.setErr(err);
         try {
-            // a command that needs the store while the query daemon holds it asks the daemon to stop first
-            GraphStore.setDaemonStopper(DaemonClient::stop);
-            // a comparison on first request over --uri says so in one line, as the embedded store's does
-            dev.heapload.store.bolt.RemoteGraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
-            return commandLine(out, err, BoltOptions.environment, null).execute(args);
+            return commandLine(out, err, BoltOptions.environment).execute(args);
         } catch (OutOfMemoryError e) {
             err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(e)));
             return BAD_INPUT;
         } finally {
-            System.out.flush();
-            System.err.flush();
-            System.setOut(savedOut);
-            System.setErr(savedErr);
+            out.flush();
+            err.flush();
         }
     }
 
     /**
      * The command line of {@code heapload} as {@link #run} executes it: output and errors to {@code out} and
      * {@code err}, usage errors as one line (exit 2), failures as one line (exit 1), defaults of {@code --db},
-     * {@code --uri} and {@code --database} from {@code environment}.
-     *
-     * @param cwd null, or the directory relative paths given as options and parameters resolve against (the query
-     *            daemon running a thin client's command: the client's working directory)
+     * {@code --uri} and {@code --database} from {@code environment}. Every command prints to {@code out} and
+     * {@code err} ({@link Streams}).
      */
-    static CommandLine commandLine(PrintStream out, PrintStream err, Map<String, String> environment, Path cwd) {
-        CommandLine cl = new CommandLine(new HeapLoad());
-        if (cwd != null) {
-            cl.registerConverter(Path.class, value -> cwd.resolve(value));
-        }
+    static CommandLine commandLine(PrintStream out, PrintStream err, Map<String, String> environment) {
+        HeapLoad root = new HeapLoad();
+        root.out = out;
+        root.err = err;
+        CommandLine cl = new CommandLine(root);
         // "--format micropython": the value names a subcommand too
         cl.setAllowSubcommandsAsOptionParameters(true);
         cl.setOut(new PrintWriter(out, true));
@@ -630,9 +638,8 @@ public final class HeapLoad implements Callable<Integer> {
 
     /** Entry point of the {@code heapload} launcher. */
     public static void main(String[] args) {
-        GraphStore.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
-        GraphStore.setHaltOnDiskFullHang(true);
-        DaemonClient.onByDefault = true;
+        StoreDirectory.setNotices(line -> System.err.println("heapload: " + dev.heapload.queries.SafeText.visible(line)));
+        dev.heapload.store.embedded.DiskWatchdog.setHaltOnDiskFullHang(true);
         int code = run(args, System.out, System.err);
         System.exit(code);
     }

@@ -80,7 +80,7 @@ final class MicroPythonCaptureCommand implements Callable<Integer> {
         if ((port == null) == (stream == null)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give either --port PORT or --stream FILE");
         }
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         FirmwareSymbols syms = FirmwareSymbols.read(symbols);
         long started = System.nanoTime();
         DumpStream.Result result;

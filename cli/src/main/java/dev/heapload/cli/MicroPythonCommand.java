@@ -28,7 +28,7 @@ import dev.heapload.queries.TextTable;
 import dev.heapload.report.svg.HeapLayoutSvg;
 import dev.heapload.report.text.LoadReport;
 import dev.heapload.report.text.MicroPythonText;
-import dev.heapload.store.embedded.GraphStore;
+import dev.heapload.store.StoreDirectory;
 import dev.heapload.store.SnapshotExistsException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -116,7 +116,7 @@ final class MicroPythonCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         if (name != null) {
             HeapLoad.requireFileNameFits(spec.commandLine(), name, "--name");
         }
@@ -170,10 +170,10 @@ final class MicroPythonCommand implements Callable<Integer> {
         if (regions != null) {
             options = MicroPythonFiles.withDumperFilesBeside(options, regions);
         }
-        GraphStore store = null;
+        StoreDirectory store = null;
         try {
             if (!noLoad && Files.isDirectory(db)) {
-                store = GraphStore.open(db);
+                store = StoreDirectory.open(db);
                 if (!replace && store.snapshot(id).isPresent()) {
                     throw new SnapshotExistsException(id, db.toString());
                 }
@@ -192,11 +192,17 @@ final class MicroPythonCommand implements Callable<Integer> {
             }
             if (!noLoad) {
                 if (store == null) {
-                    store = GraphStore.open(db);
+                    store = StoreDirectory.open(db);
                 }
-                store.load(snapshot, replace, bars);
+                // the snapshot is committed (model, summary) before its figures are printed; its graph after them
+                StoreDirectory.Load load = store.prepare(List.of(snapshot), replace, null, bars);
+                store.commitFiles(load, bars);
                 LoadReport.print(snapshot, out);
                 out.println("  store: " + db.toAbsolutePath().normalize());
+                out.flush();
+                StoreDirectory files = store;
+                store = null;
+                HeapLoad.writeGraphs(files, load, bars, out);
             } else {
                 LoadReport.print(snapshot, out);
             }

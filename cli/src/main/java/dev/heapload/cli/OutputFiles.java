@@ -47,7 +47,7 @@ final class OutputFiles {
      */
     static void requireStore(Path db) throws java.io.IOException {
         requireStoreDirectory(db);
-        if (!dev.heapload.store.embedded.GraphStore.isStore(db)) {
+        if (!dev.heapload.store.StoreDirectory.isStore(db)) {
             throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
         }
     }

@@ -40,7 +40,7 @@ final class PruneCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--keep-last must be at least 1");
         }
         OutputFiles.requireStore(db);
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         try (GraphStore store = GraphStore.open(db)) {
             List<String> pruned = store.prune(keepLast, keep);
             out.println(pruned.isEmpty() ? "nothing to prune"

@@ -15,9 +15,12 @@ import picocli.CommandLine.Command;
     description = "Lists the saved queries (the cypher/ folder packaged with heapload): name, description, parameters, columns.")
 final class QueriesCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         for (SavedQuery q : QueryLibrary.builtIn().queries()) {
             out.println(q.name());
             out.println("    " + q.description());

@@ -20,7 +20,7 @@ import dev.heapload.queries.ResultWriter;
 import dev.heapload.queries.SavedQuery;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -50,11 +50,6 @@ final class QueryOptions {
         description = "Print at most N rows (default: all).")
     long limit;
 
-    @Option(names = "--daemon", negatable = true,
-        description = "Run on the store's query daemon, started on first use and stopped after 10 idle minutes "
-            + "(default: on; --no-daemon or HEAPLOAD_DAEMON=off: in this process).")
-    Boolean daemon;
-
     @CommandLine.Mixin
     StoreOptions store = new StoreOptions();
 
@@ -73,20 +68,16 @@ final class QueryOptions {
         Map<String, Object> bound = bind(query);
         QueryResult result;
         if (store.bolt.remote()) {
-            try (RemoteGraphStore remote = store.bolt.connect()) {
+            try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
                 // a pair no load compared is compared on first request (one line on stderr), then kept
                 remote.compareFor(query.name(), bound);
                 result = run(remote, query, bound, timeout);
             }
         } else {
             OutputFiles.requireStore(store.db);
-            result = DaemonClient.enabled(daemon) ? DaemonClient.query(store.db, query, bound, limit, timeout).orElse(null)
-                : null;
-            if (result == null) {
-                result = runOnStore(query, bound, timeout);
-            }
+            result = runOnStore(query, bound, timeout);
         }
-        ResultWriter.write(result, fmt, csvRaw, System.out);
+        ResultWriter.write(result, fmt, csvRaw, Streams.out(spec));
     }
 
     /**
@@ -101,23 +92,16 @@ final class QueryOptions {
         Map<String, Object> bound = PathsQuery.bind(params);
         if (store.bolt.remote()) {
             HeapSnapshot model;
-            try (RemoteGraphStore remote = store.bolt.connect()) {
+            try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
                 model = remote.model((String) bound.get("snapshot"));
             } catch (SnapshotNotFoundException e) {
                 throw new QueryFailedException("no snapshot '" + SafeText.visible((String) bound.get("snapshot"))
                     + "' in the store (heapload snapshots lists them)");
             }
-            ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, System.out);
+            ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, Streams.out(spec));
             return;
         }
         OutputFiles.requireStore(store.db);
-        if (DaemonClient.enabled(daemon)) {
-            var result = DaemonClient.paths(store.db, bound, limit);
-            if (result.isPresent()) {
-                ResultWriter.write(result.get(), fmt, csvRaw, System.out);
-                return;
-            }
-        }
         HeapSnapshot model;
         try {
             model = GraphStore.readModel(store.db, (String) bound.get("snapshot"));
@@ -125,7 +109,7 @@ final class QueryOptions {
             throw new QueryFailedException("no snapshot '" + SafeText.visible((String) bound.get("snapshot"))
                 + "' in the store (heapload snapshots lists them)");
         }
-        ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, System.out);
+        ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, Streams.out(spec));
     }
 
     /** The output format and limit checked (usage errors, exit 2). */
@@ -173,9 +157,9 @@ final class QueryOptions {
         try {
             // another query holds the store: wait for it (it ends within its own timeout), then run
             opened = GraphStore.openWaiting(store.db, timeout.plus(Duration.ofSeconds(30)),
-                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
+                inUse -> Streams.err(spec).println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
-            try (RemoteGraphStore served = ServedStore.connect(e, "running the query")) {
+            try (RemoteGraphStore served = ServedStore.connect(e, "running the query", Streams.err(spec))) {
                 ServedStore.requireServedGraph(served, e.servingPid(), query.name(), bound);
                 return run(served, query, bound, timeout);
             }

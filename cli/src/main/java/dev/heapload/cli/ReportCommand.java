@@ -177,7 +177,7 @@ final class ReportCommand implements Callable<Integer> {
 
         LeakReport report;
         if (bolt.remote()) {
-            try (RemoteGraphStore remote = bolt.connect()) {
+            try (RemoteGraphStore remote = bolt.connect(Streams.err(spec))) {
                 // a pair no load compared is compared on first request (one line on stderr), then kept
                 SavedQueryRunner runner = SavedQueryRunner.comparingOn(remote, timeout);
                 report = ReportBuilder.build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
@@ -185,7 +185,7 @@ final class ReportCommand implements Callable<Integer> {
                     tool(), remote.history(), growingNights);
             }
         } else {
-            if (byIds && !GraphStore.isStore(db)) {
+            if (byIds && !dev.heapload.store.StoreDirectory.isStore(db)) {
                 throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load the dumps first, or give the dump files)");
             }
             try (GraphStore store = GraphStore.open(db)) {
@@ -212,7 +212,7 @@ final class ReportCommand implements Callable<Integer> {
             }
         }
         Files.createDirectories(out);
-        PrintStream stdout = System.out;
+        PrintStream stdout = Streams.out(spec);
         for (String f : new LinkedHashSet<>(formats)) {
             Path file = out.resolve(FILES.get(f));
             switch (f) {
@@ -293,7 +293,7 @@ final class ReportCommand implements Callable<Integer> {
             }
             if (existing != null) {
                 ids.add(existing);
-                System.err.println("heapload: " + SafeText.visible(dump.toString()) + " is snapshot '" + SafeText.visible(existing)
+                Streams.err(spec).println("heapload: " + SafeText.visible(dump.toString()) + " is snapshot '" + SafeText.visible(existing)
                     + "' in the store (same SHA-256): reused");
                 continue;
             }
@@ -303,7 +303,7 @@ final class ReportCommand implements Callable<Integer> {
                 id = base + "-" + n;
             }
             taken.add(id);
-            TerminalProgress bars = TerminalProgress.forOption(null);
+            TerminalProgress bars = TerminalProgress.forOption(null, Streams.err(spec));
             HeapSnapshot snapshot = DumpReaders.read(dump, id, bars);
             if (!trustSizes) {
                 snapshot = dev.heapload.model.SuspectSizes.exclude(snapshot);
@@ -314,11 +314,11 @@ final class ReportCommand implements Callable<Integer> {
             ids.add(id);
         }
         if (!toLoad.isEmpty()) {
-            TerminalProgress bars = TerminalProgress.forOption(null);
+            TerminalProgress bars = TerminalProgress.forOption(null, Streams.err(spec));
             store.load(toLoad, false, bars);
             bars.end();
             for (HeapSnapshot s : toLoad) {
-                System.err.println("heapload: loaded " + SafeText.visible(s.info().source()) + " as snapshot '"
+                Streams.err(spec).println("heapload: loaded " + SafeText.visible(s.info().source()) + " as snapshot '"
                     + SafeText.visible(s.info().id()) + "' into " + db);
             }
         }

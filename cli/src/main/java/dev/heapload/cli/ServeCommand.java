@@ -96,10 +96,10 @@ final class ServeCommand implements Callable<Integer> {
                 "--bolt-port and --http-port must differ (both " + boltPort + ")");
         }
         Path dir = db.toAbsolutePath().normalize();
-        if (!GraphStore.isStore(dir)) {
+        if (!dev.heapload.store.StoreDirectory.isStore(dir)) {
             throw new IOException("no heapload store at " + dir + "; load a dump first: heapload --db " + db + " FILE");
         }
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         GraphStore store = GraphStore.open(dir);
         StopSignal signal = null;
         ServerTransactionBackstop backstop = null;
@@ -138,7 +138,7 @@ final class ServeCommand implements Callable<Integer> {
                     password != null);
                 printWelcome(out, dir, snapshots, password);
                 out.flush();
-                planSavedQueries(database, out);
+                Planner.planSavedQueries(database, out);
             }
             if (signal.await()) {
                 out.println("Stopping Neo4j ...");
@@ -164,31 +164,40 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Plans every saved query on a daemon thread ({@link QueryRunner#plan}), so the first saved queries over Bolt
-     * and the first statements in Browser do not wait for the Cypher planner's one-time warm-up (measured on the
-     * 2.4M-object pair: a saved query's first run in a fresh JVM 1.3–3.7 s, planned 0.01–0.02 s). Prints one line
-     * when done; stops quietly when the server stops first.
+     * The serve's planning of saved queries, in a class of its own: picocli reads the command class's methods, and a
+     * method taking a Neo4j type there would load Neo4j's classes for every command line, {@code --help} included.
      */
-    private static void planSavedQueries(GraphDatabaseService database, PrintStream out) {
-        Thread planner = new Thread(() -> {
-            long start = System.nanoTime();
-            int planned = 0;
-            try {
-                for (SavedQuery q : QueryLibrary.builtIn().queries()) {
-                    QueryRunner.plan(database, q);
-                    planned++;
+    static final class Planner {
+        private Planner() {
+        }
+
+        /**
+         * Plans every saved query on a daemon thread ({@link QueryRunner#plan}), so the first saved queries over Bolt
+         * and the first statements in Browser do not wait for the Cypher planner's one-time warm-up (measured on the
+         * 2.4M-object pair: a saved query's first run in a fresh JVM 1.3–3.7 s, planned 0.01–0.02 s). Prints one line
+         * when done; stops quietly when the server stops first.
+         */
+        static void planSavedQueries(GraphDatabaseService database, PrintStream out) {
+            Thread planner = new Thread(() -> {
+                long start = System.nanoTime();
+                int planned = 0;
+                try {
+                    for (SavedQuery q : QueryLibrary.builtIn().queries()) {
+                        QueryRunner.plan(database, q);
+                        planned++;
+                    }
+                } catch (Exception | LinkageError e) {
+                    return; // the server is stopping (or a query does not plan: running it says why)
                 }
-            } catch (Exception | LinkageError e) {
-                return; // the server is stopping (or a query does not plan: running it says why)
-            }
-            synchronized (out) {
-                out.printf(Locale.ROOT, "(planned the %d saved queries in %.1f s: their first runs skip the planner)%n",
-                    planned, (System.nanoTime() - start) / 1e9);
-                out.flush();
-            }
-        }, "heapload-serve-planner");
-        planner.setDaemon(true);
-        planner.start();
+                synchronized (out) {
+                    out.printf(Locale.ROOT, "(planned the %d saved queries in %.1f s: their first runs skip the planner)%n",
+                        planned, (System.nanoTime() - start) / 1e9);
+                    out.flush();
+                }
+            }, "heapload-serve-planner");
+            planner.setDaemon(true);
+            planner.start();
+        }
     }
 
     /** A fresh random password for one serve: 24 bytes of {@link SecureRandom}, base64url (32 characters). */
@@ -212,8 +221,8 @@ final class ServeCommand implements Callable<Integer> {
             out.println("  Neo4j Browser  " + BrowserSetup.openUrl(httpPort, password));
             out.println("                 (opens Browser logged in: this address holds the password made for this serve)");
             out.println("  Bolt           " + bolt + "   (cypher-shell -a " + bolt + " -u neo4j -p \"$(cat "
-                + dir.resolve(GraphStore.SERVE_PASSWORD) + ")\")");
-            out.println("  Password       in " + dir.resolve(GraphStore.SERVE_PASSWORD)
+                + dir.resolve(dev.heapload.store.StoreDirectory.SERVE_PASSWORD) + ")\")");
+            out.println("  Password       in " + dir.resolve(dev.heapload.store.StoreDirectory.SERVE_PASSWORD)
                 + " (user neo4j; readable by you only, deleted when serve stops)");
         }
         out.println("  HTTP API       http://localhost:" + httpPort + "/db/neo4j/tx/commit");

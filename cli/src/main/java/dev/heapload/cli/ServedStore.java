@@ -10,7 +10,7 @@ import org.neo4j.driver.SessionConfig;
 
 import dev.heapload.store.bolt.RemoteGraphStore;
 import dev.heapload.store.embedded.GraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 
 /**
  * Read-only commands ({@code query}, {@code trend}) on a store that {@code heapload serve} holds: instead of failing
@@ -30,11 +30,12 @@ final class ServedStore {
      * Connects to the server that holds the store, or rethrows {@code e} when no {@code heapload serve} does.
      *
      * @param what the work, for the notice ("running the query")
+     * @param err  where the notice goes
      * @throws IOException {@code e} itself, or a one-line connection failure naming the URI
      */
-    static RemoteGraphStore connect(StoreInUseException e, String what) throws IOException {
+    static RemoteGraphStore connect(StoreInUseException e, String what, java.io.PrintStream err) throws IOException {
         String uri = e.servedBoltUri().orElseThrow(() -> e);
-        System.err.println("heapload: the store is served by heapload serve (pid " + e.servingPid() + "): " + what
+        err.println("heapload: the store is served by heapload serve (pid " + e.servingPid() + "): " + what
             + " over " + uri);
         return RemoteGraphStore.connect(uri, "neo4j", e.servedPassword().orElse(null), null);
     }

@@ -8,8 +8,7 @@ import java.util.concurrent.Callable;
 
 import dev.heapload.queries.SafeText;
 import dev.heapload.queries.TextTable;
-import dev.heapload.store.embedded.GraphStore;
-import dev.heapload.store.bolt.RemoteGraphStore;
+import dev.heapload.store.SnapshotStore;
 import dev.heapload.store.SnapshotSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,21 +33,11 @@ final class SnapshotsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         bolt.check(spec);
-        if (bolt.remote()) {
-            // on a server: removes leftovers of incomplete loads first, deletes in batches
-            try (RemoteGraphStore remote = bolt.connect()) {
-                if (delete != null) {
-                    remote.delete(delete);
-                    out.println("deleted snapshot " + SafeText.visible(delete));
-                }
-                print(remote.snapshots(), out, id -> false);
-            }
-            return 0;
-        }
-        OutputFiles.requireStore(db);
-        try (GraphStore store = GraphStore.open(db)) {
+        // on a server a delete removes leftovers of incomplete loads first and deletes in batches; on the store
+        // directory it is a catalog commit; neither starts Neo4j here
+        try (SnapshotStore store = bolt.open(db, Streams.err(spec), java.time.Duration.ZERO)) {
             if (delete != null) {
                 store.delete(delete);
                 out.println("deleted snapshot " + SafeText.visible(delete));

@@ -20,6 +20,7 @@ final class TerminalProgress implements Progress {
     private static final long SHOW_AFTER_NANOS = 1_000_000_000L;
 
     private final boolean enabled;
+    private final PrintStream err;
     private final Map<String, Long> phaseNanos = new LinkedHashMap<>();
     private String phase;
     private long total;
@@ -34,12 +35,24 @@ final class TerminalProgress implements Progress {
      * @param enabled draw bars (false: only time the phases)
      */
     TerminalProgress(boolean enabled) {
-        this.enabled = enabled;
+        this(enabled, System.err);
     }
 
-    /** A progress that draws bars when {@link #wanted} says so for {@code option} and this process's stderr. */
-    static TerminalProgress forOption(Boolean option) {
-        return new TerminalProgress(wanted(option, stderrIsTerminal()));
+    /**
+     * @param enabled draw bars (false: only time the phases)
+     * @param err     where the bars go (the command line's standard error)
+     */
+    TerminalProgress(boolean enabled, PrintStream err) {
+        this.enabled = enabled;
+        this.err = err;
+    }
+
+    /**
+     * A progress that draws bars on {@code err} when {@link #wanted} says so for {@code option} and this process's
+     * stderr.
+     */
+    static TerminalProgress forOption(Boolean option, PrintStream err) {
+        return new TerminalProgress(wanted(option, stderrIsTerminal()), err);
     }
 
     /**
@@ -88,7 +101,7 @@ final class TerminalProgress implements Progress {
                 .setTaskName(phase)
                 .setInitialMax(total)
                 .setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(err))
                 .setUpdateIntervalMillis(200)
                 .setMaxRenderedLength(100)
                 .startsFrom(0, Duration.ofNanos(System.nanoTime() - startNanos));

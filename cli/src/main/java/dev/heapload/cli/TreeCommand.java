@@ -83,8 +83,8 @@ final class TreeCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--json - and --folded - cannot both write to stdout");
         }
         // with --json - or --folded - that output owns stdout and the text report goes to stderr
-        PrintStream out = "-".equals(json) || "-".equals(folded) ? System.err : System.out;
-        TerminalProgress bars = TerminalProgress.forOption(null);
+        PrintStream out = "-".equals(json) || "-".equals(folded) ? Streams.err(spec) : Streams.out(spec);
+        TerminalProgress bars = TerminalProgress.forOption(null, Streams.err(spec));
         HeapSnapshot snapshot;
         IntPredicate counted;
         String title;
@@ -114,7 +114,7 @@ final class TreeCommand implements Callable<Integer> {
         }
         if (json != null) {
             if ("-".equals(json)) {
-                TreeJson.write(root, System.out);
+                TreeJson.write(root, Streams.out(spec));
             } else {
                 try (OutputStream os = Files.newOutputStream(Path.of(json))) {
                     TreeJson.write(root, os);
@@ -124,7 +124,7 @@ final class TreeCommand implements Callable<Integer> {
         }
         if (folded != null) {
             if ("-".equals(folded)) {
-                Writer w = new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8);
+                Writer w = new java.io.OutputStreamWriter(Streams.out(spec), StandardCharsets.UTF_8);
                 FoldedStacks.write(root, w);
                 w.flush();
             } else {

@@ -20,7 +20,7 @@ import dev.heapload.report.SavedQueryRunner;
 import dev.heapload.report.svg.TrendChartSvg;
 import dev.heapload.store.embedded.GraphStore;
 import dev.heapload.store.bolt.RemoteGraphStore;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -104,41 +104,25 @@ final class TrendCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                     "--leak goes with --db or --uri, --format and --growing-nights only");
             }
-            if (store.bolt.remote()) {
-                try (RemoteGraphStore remote = store.bolt.connect()) {
-                    return printLeak(fmt, remote.history(), remote.uri());
-                }
-            }
-            OutputFiles.requireStore(db);
-            try (GraphStore opened = GraphStore.openWaiting(db, Duration.ofSeconds(timeout.toSeconds() + 30),
-                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"))) {
-                return printLeak(fmt, opened.history(), db.toAbsolutePath().normalize().toString());
+            try (dev.heapload.store.SnapshotStore opened = store.bolt.open(db, Streams.err(spec),
+                Duration.ofSeconds(timeout.toSeconds() + 30))) {
+                return printLeak(fmt, opened.history(), opened.place());
             }
         }
         if (store.bolt.remote()) {
-            try (RemoteGraphStore remote = store.bolt.connect()) {
+            try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
                 return print(fmt, SavedQueryRunner.on(remote, timeout),
                     remote.uri());
             }
         }
         OutputFiles.requireStore(db);
-        if (DaemonClient.enabled(null)) {
-            // on the store's query daemon, as heapload query (started when nothing holds the store)
-            SavedQueryRunner daemon = (q, p) -> DaemonClient.query(db, q, p, 0, timeout)
-                .orElseThrow(NoDaemon::new);
-            try {
-                return print(fmt, daemon, db.toAbsolutePath().normalize().toString());
-            } catch (NoDaemon e) {
-                // a load, serve or an in-process query holds the store: as without the daemon
-            }
-        }
         GraphStore opened;
         try {
             // another query or trend holds the store: wait for it (it ends within its own timeout), then read
             opened = GraphStore.openWaiting(db, timeout.plus(java.time.Duration.ofSeconds(30)),
-                inUse -> System.err.println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
+                inUse -> Streams.err(spec).println("heapload: " + SafeText.visible(inUse) + "; waiting for it to finish"));
         } catch (StoreInUseException e) {
-            try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend")) {
+            try (RemoteGraphStore served = ServedStore.connect(e, "reading the trend", Streams.err(spec))) {
                 return print(fmt, SavedQueryRunner.on(served, timeout),
                     db.toAbsolutePath().normalize().toString());
             }
@@ -182,24 +166,15 @@ final class TrendCommand implements Callable<Integer> {
         }
         QueryResult r = new QueryResult(List.of("snapshot", "pruned", "comparedWith", "objects", "newBytes",
             "retainedBytes", "heads"), rows, false);
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         ResultWriter.write(r, fmt, csvRaw, out);
         String line = "leak group " + s.fingerprint() + " (" + dev.heapload.queries.SafeText.visible(s.headType())
             + " heads): " + (s.appeared() == null ? "gained no objects in any snapshot"
                 : "appeared in " + dev.heapload.queries.SafeText.visible(s.appeared())) + "; "
             + (s.growing() ? "GROWING: gained objects in each of the last " + growingNights + " snapshots"
                 : "not growing (did not gain objects in each of the last " + growingNights + " snapshots)");
-        (fmt == ResultWriter.Format.TABLE ? out : System.err).println(line);
+        (fmt == ResultWriter.Format.TABLE ? out : Streams.err(spec)).println(line);
         return 0;
-    }
-
-    /** No daemon took a query (nothing printed yet): trend runs without it. */
-    private static final class NoDaemon extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        NoDaemon() {
-            super(null, null, false, false);
-        }
     }
 
     private static String empty(String where) {
@@ -227,7 +202,7 @@ final class TrendCommand implements Callable<Integer> {
                 + TrendChartSvg.render(trend, categories, title);
             Files.writeString(svg, text, StandardCharsets.UTF_8);
         }
-        PrintStream out = System.out;
+        PrintStream out = Streams.out(spec);
         ResultWriter.write(byCategory ? categories : category == null ? withoutCategoryColumns(trend) : trend, fmt, csvRaw, out);
         return 0;
     }

@@ -32,7 +32,7 @@ final class ChildHeapLoad {
             "-Xmx512m", FAST_START,
             "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-Dio.netty.tryReflectionSetAccessible=true", "-Dheapload.daemon=off",
+            "-Dio.netty.tryReflectionSetAccessible=true",
             "-cp", System.getProperty("java.class.path"), HeapLoad.class.getName()));
         command.addAll(List.of(args));
         return command;

@@ -24,19 +24,28 @@ import dev.heapload.report.LeakReport;
  */
 class CrossProcessCommandTest {
 
+    /**
+     * The bundled event-listeners after.json with every address moved by {@code 0x10000000000}, as a second run of the
+     * program would place its heap: {@code dir/other.json}.
+     */
+    static Path secondRun(Path dir) throws IOException {
+        Path after = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners", "after.json");
+        Matcher m = Pattern.compile("\"0x([0-9a-f]+)\"").matcher(Files.readString(after));
+        StringBuilder moved = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(moved, "\"0x" + Long.toHexString(Long.parseLong(m.group(1), 16) + 0x10000000000L) + "\"");
+        }
+        m.appendTail(moved);
+        return Files.writeString(dir.resolve("other.json"), moved.toString(), StandardCharsets.UTF_8);
+    }
+
     @TempDir
     Path tmp;
 
     @Test
     void theLeakAnswerSaysCrossProcessAndNamesTheHandlers() throws IOException {
         Path dir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "event-listeners");
-        Matcher m = Pattern.compile("\"0x([0-9a-f]+)\"").matcher(Files.readString(dir.resolve("after.json")));
-        StringBuilder moved = new StringBuilder();
-        while (m.find()) {
-            m.appendReplacement(moved, "\"0x" + Long.toHexString(Long.parseLong(m.group(1), 16) + 0x10000000000L) + "\"");
-        }
-        m.appendTail(moved);
-        Path other = Files.writeString(tmp.resolve("other.json"), moved.toString(), StandardCharsets.UTF_8);
+        Path other = secondRun(tmp);
 
         HeapLoadCommandTest.Run r = HeapLoadCommandTest.run("--no-progress", "--db", tmp.resolve("db").toString(),
             dir.resolve("before.json").toString(), other.toString());

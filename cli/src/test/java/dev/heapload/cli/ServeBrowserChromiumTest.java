@@ -31,7 +31,7 @@ import dev.heapload.store.embedded.GraphStore;
  * by snapshot id or by type and label, relationships by name). A screenshot of the graph is kept as
  * {@code target/serve-browser.png}. Also no temporary file beside Browser: the folder holding Browser's jar (a copy in a
  * folder of its own on the child's class path, as {@code cli/target/lib} holds it for the launcher) is unchanged
- * afterwards, its own modification time included (the launcher takes a newer folder for a stale class-data archive).
+ * afterwards, its own modification time included (a served store must not change the installed files).
  * Skipped without Chromium, as {@link ReportChromiumTest}.
  */
 class ServeBrowserChromiumTest {

@@ -96,8 +96,7 @@ public final class QueryRunner {
 
     /**
      * {@link #run(GraphDatabaseService, SavedQuery, Map, long, Duration)} under a {@link QueryWatchdog} with the
-     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM; the
-     * query daemon: an action that sends the line to its client first).
+     * given grace and halt action (tests: a short grace, an action that records instead of halting the JVM).
      */
     public static QueryResult run(GraphDatabaseService db, SavedQuery query, Map<String, Object> params, long limit,
                            Duration timeout, Duration grace, java.util.function.Consumer<String> halt)

@@ -92,7 +92,7 @@ import dev.heapload.model.Progress;
  * snapshots read back (a {@code long} when the server's element ids share one prefix).
  * Not thread-safe: use from one thread.
  */
-public final class RemoteGraphStore implements AutoCloseable {
+public final class RemoteGraphStore implements dev.heapload.store.SnapshotStore {
 
     /** Label of the marker node of a load (or delete) in progress. */
     public static final String LOAD_IN_PROGRESS = "LoadInProgress";
@@ -200,6 +200,18 @@ public final class RemoteGraphStore implements AutoCloseable {
     /** The URI, for messages. */
     public String uri() {
         return uri;
+    }
+
+    /** The server's URI, and its database when one was named. */
+    @Override
+    public String place() {
+        return uri + (database == null ? "" : " database " + database);
+    }
+
+    /** False: a server keeps every snapshot whole (prune is for the embedded store). */
+    @Override
+    public boolean isPruned(String id) {
+        return false;
     }
 
     /**

@@ -21,6 +21,15 @@ import java.util.function.Supplier;
  */
 public final class DiskWatchdog {
 
+    /** See {@link #setHaltOnDiskFullHang}. */
+    private static volatile boolean haltOnDiskFullHang;
+
+    /** See {@link GraphStore#setHaltOnDiskFullHang}: here so that turning it on loads no Neo4j class. */
+    public static void setHaltOnDiskFullHang(boolean on) {
+        haltOnDiskFullHang = on;
+    }
+
+
     /** Free bytes below which the disk counts as full: less than one page-cache page and a file-system block. */
     public static final long FULL_BELOW = 256L << 10;
     public static final long PERIOD_MS = 200;
@@ -63,7 +72,7 @@ public final class DiskWatchdog {
                         if (stopped) {
                             return;
                         }
-                        if (GraphStore.haltOnDiskFullHang) {
+                        if (haltOnDiskFullHang) {
                             terminal.println("heapload: " + line);
                             terminal.flush();
                             log.flush();

@@ -1,38 +1,27 @@
 package dev.heapload.store.embedded;
 
+import dev.heapload.store.Catalog;
 import dev.heapload.store.DiskFullException;
-import dev.heapload.store.SnapshotExistsException;
 import dev.heapload.store.DiskSpace;
 import dev.heapload.store.GraphInput;
 import dev.heapload.store.GraphSchema;
+import dev.heapload.store.SnapshotExistsException;
 import dev.heapload.store.SnapshotHistory;
-import dev.heapload.store.StoredSummary;
 import dev.heapload.store.SnapshotNotFoundException;
-import dev.heapload.store.SnapshotSummary;
-import dev.heapload.store.embedded.DiskWatchdog;
 import dev.heapload.store.SnapshotPrunedException;
-import dev.heapload.store.Catalog;
+import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.StoreDirectory;
+import dev.heapload.store.StoreInUseException;
+import dev.heapload.store.StoredSummary;
 import dev.heapload.store.offline.OfflineImporter;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -102,78 +91,33 @@ public final class GraphStore implements AutoCloseable {
     /** The default store directory, relative to the working directory. */
     public static final Path DEFAULT_DIRECTORY = Path.of("heapload-db");
 
-    static final String SNAPSHOTS = "snapshots";
-    static final String GRAPHS = "graphs";
-    static final String SUMMARIES = "summaries";
-    static final String LOCK = "store.lock";
+    static final String SNAPSHOTS = StoreDirectory.SNAPSHOTS;
+    static final String GRAPHS = StoreDirectory.GRAPHS;
+    static final String SUMMARIES = StoreDirectory.SUMMARIES;
+    static final String LOCK = StoreDirectory.LOCK;
 
-    /**
-     * While {@code heapload serve} serves the store with authentication: the password of user {@code neo4j}, one
-     * line, readable by the serving user only ({@link #serve(int, int, String)}).
-     */
-    public static final String SERVE_PASSWORD = "serve.password";
-    static final String LOG = "neo4j.log";
-    /**
-     * While {@code heapload serve} serves the store: {@code pid} and {@code bolt} (port) of that process, so other
-     * heapload processes, which find the store locked, can send read-only work to its Bolt port instead. Written
-     * once the server accepts connections, deleted when it stops; a file left by a killed server names a dead
-     * process and is ignored.
-     */
-    public static final String SERVING = "serving.properties";
-    static final String LOGS = "logs";
-    static final String BUILDING = "graph.building-";
-    static final String PENDING = ".pending-";
+    /** See {@link StoreDirectory#SERVE_PASSWORD}. */
+    public static final String SERVE_PASSWORD = StoreDirectory.SERVE_PASSWORD;
+    static final String LOG = StoreDirectory.LOG;
+    /** See {@link StoreDirectory#SERVING}. */
+    public static final String SERVING = StoreDirectory.SERVING;
+    static final String LOGS = StoreDirectory.LOGS;
+    static final String BUILDING = StoreDirectory.BUILDING;
+    static final String PENDING = StoreDirectory.PENDING;
     private static final String DATABASE = GraphDatabaseSettings.DEFAULT_DATABASE_NAME;
 
-    /**
-     * The longest snapshot file name a store accepts, in bytes: 255 (the file-name limit of ext4, XFS, APFS and
-     * NTFS) less the suffix {@code .pending-GENERATION} (at most 28 bytes) the file has while it is written.
-     */
-    public static final int MAX_SNAPSHOT_FILE_NAME_BYTES = 255 - PENDING.length() - 19;
+    /** See {@link StoreDirectory#MAX_SNAPSHOT_FILE_NAME_BYTES}. */
+    public static final int MAX_SNAPSHOT_FILE_NAME_BYTES = StoreDirectory.MAX_SNAPSHOT_FILE_NAME_BYTES;
 
-    /**
-     * The length in bytes of snapshot {@code id}'s file name in the store ({@code ID.hsnap}: letters, digits,
-     * {@code -}, {@code _} and non-leading dots one byte each, every other UTF-8 byte three, as {@code %XX}); to refuse
-     * an id over {@link #MAX_SNAPSHOT_FILE_NAME_BYTES} before anything is read.
-     */
+    /** See {@link StoreDirectory#snapshotFileNameBytes}. */
     public static int snapshotFileNameBytes(String id) {
-        return Catalog.fileNameFor(id).length();
+        return StoreDirectory.snapshotFileNameBytes(id);
     }
-
-    /** Receives one-line notices meant for the person running heapload (no prefix, no newline); none by default. */
-    private static volatile java.util.function.Consumer<String> notices = line -> {
-    };
 
     /** Where every store of this process sends its notices (e.g. a graph rebuilt for a newer schema). */
     public static void setNotices(java.util.function.Consumer<String> sink) {
-        notices = java.util.Objects.requireNonNull(sink);
+        StoreDirectory.setNotices(sink);
     }
-
-    /**
-     * What the lock file of a store held by the per-store query daemon says ({@code command=heapload daemon}): the
-     * "in use" message names it with its pid, and {@link #open} asks it to stop through {@link #setDaemonStopper}.
-     */
-    public static final String DAEMON_HOLDER = "heapload daemon";
-
-    /** See {@link #setDaemonStopper}. */
-    private static volatile java.util.function.Predicate<Path> daemonStopper;
-
-    /**
-     * How {@link #open} makes a query daemon ({@link #DAEMON_HOLDER}) give the store up: called with the store's
-     * absolute directory when the daemon holds its lock, it asks the daemon to stop (the daemon finishes the queries
-     * it runs, each bounded by its timeout, closes the store and exits) and returns whether it could ask; open then
-     * waits for the lock for at most {@link #DAEMON_STOP_WAIT}. Null (the default, and in the daemon itself): open
-     * fails with the "in use" message naming the daemon and its pid.
-     */
-    public static void setDaemonStopper(java.util.function.Predicate<Path> stopper) {
-        daemonStopper = stopper;
-    }
-
-    /** How long {@link #open} waits for a daemon it asked to stop: its longest query (120 s by default) and more. */
-    public static final java.time.Duration DAEMON_STOP_WAIT = java.time.Duration.ofSeconds(150);
-
-    /** See {@link #setHaltOnDiskFullHang}. */
-    static volatile boolean haltOnDiskFullHang;
 
     /**
      * When on, a rebuild (or a DBMS start or stop) stuck on a full disk (Neo4j's page cache retrying a flush for
@@ -183,7 +127,7 @@ public final class GraphStore implements AutoCloseable {
      * stuck thread. The command-line tool turns it on.
      */
     public static void setHaltOnDiskFullHang(boolean on) {
-        haltOnDiskFullHang = on;
+        DiskWatchdog.setHaltOnDiskFullHang(on);
     }
 
     /** Test hook: called at named steps of a rebuild ("written", "source &lt;id&gt;", "imported", "indexed", "renamed"). */
@@ -195,32 +139,20 @@ public final class GraphStore implements AutoCloseable {
     BuildHook buildHook = step -> {
     };
 
+    private final StoreDirectory files;
     private final Path dir;
-    private final Path snapshotsDir;
     private final Path logsDir;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final Path graphsDir;
     private final PrintStream log;
     private final Log4jLogProvider logProvider;
     private final long maxOffHeap;
     private final long importPageCache;
-    private final Path graphsDir;
-    private final Path summariesDir;
-    private Catalog catalog;
     /** The snapshot whose graph the running DBMS serves, or null (none, or the graph of an empty store). */
     private String openSnapshot;
     /** Pairs "baseline\0target" that {@link #compare} found compared (or not comparable) since the graph opened. */
     private final Set<String> comparedPairs = new java.util.HashSet<>();
     private DatabaseManagementService dbms;
     private GraphDatabaseService db;
-    /** How many snapshots' graphs stay started at once ({@link #keepGraphs}): 1 unless a caller asks. */
-    private int keepGraphs = 1;
-    /** Started graphs other than the open one, least recently used first ({@link #keepGraphs} above 1). */
-    private final java.util.LinkedHashMap<String, Parked> parked = new java.util.LinkedHashMap<>(4, 0.75f, true);
-
-    /** A started graph kept while another snapshot's graph is the open one. */
-    private record Parked(DatabaseManagementService dbms, GraphDatabaseService db) {
-    }
     /** Extra settings of the DBMS that {@link #database()} starts: empty, or those of {@link #serve}. */
     private Map<Setting<?>, Object> serverSettings = Map.of();
     /** The Bolt and HTTP ports of {@link #serve} (empty when not serving). */
@@ -228,29 +160,22 @@ public final class GraphStore implements AutoCloseable {
     /** Neo4j settings by name that {@link #serve(int, int, String, Map)} adds (empty when not serving). */
     private Map<String, String> serverSettingsByName = Map.of();
     private boolean closed;
-    /** What the process holding the store does, as written into the lock file by {@link #holder}. */
-    private String holder = "";
 
-    private GraphStore(Path dir, FileChannel lockChannel, FileLock lock, PrintStream log) throws IOException {
-        this.dir = dir;
-        this.snapshotsDir = dir.resolve(SNAPSHOTS);
-        this.logsDir = dir.resolve(LOGS);
-        this.graphsDir = dir.resolve(GRAPHS);
-        this.summariesDir = dir.resolve(SUMMARIES);
-        Files.createDirectories(graphsDir);
-        Files.createDirectories(summariesDir);
-        this.lockChannel = lockChannel;
-        this.lock = lock;
-        this.log = log;
+    private GraphStore(StoreDirectory files) {
+        this.files = files;
+        this.dir = files.directory();
+        this.logsDir = files.logsDirectory();
+        this.graphsDir = files.graphsDirectory();
+        this.log = files.log();
         this.logProvider = new Log4jLogProvider(log);
         this.maxOffHeap = Long.getLong("heapload.import.maxOffHeap", OfflineImporter.DEFAULT_MAX_OFF_HEAP);
         this.importPageCache = Long.getLong("heapload.import.pageCache", OfflineImporter.DEFAULT_IMPORT_PAGE_CACHE);
-        this.catalog = Catalog.read(dir);
+        files.steps(step -> buildHook.reached(step));
     }
 
     /**
      * Opens the store in {@code dir}, creating the directory when needed, and finishes or removes whatever an
-     * earlier process left half done. Does not start Neo4j.
+     * earlier process left half done ({@link StoreDirectory#open}). Does not start Neo4j.
      *
      * @throws StoreInUseException when another process has the store open (with the Bolt URI when that process is
      *                             {@code heapload serve}: {@link #SERVING})
@@ -258,177 +183,26 @@ public final class GraphStore implements AutoCloseable {
      *                             file-system errors
      */
     public static GraphStore open(Path dir) throws IOException {
-        Path abs = dir.toAbsolutePath().normalize();
-        if (Files.exists(abs) && !Files.isDirectory(abs)) {
-            throw new IOException(abs + " is not a directory");
-        }
-        if (Files.isDirectory(abs) && !Files.exists(abs.resolve(Catalog.FILE)) && !Files.exists(abs.resolve(LOCK))) {
-            try (Stream<Path> files = Files.list(abs)) {
-                if (files.findAny().isPresent()) {
-                    throw new IOException(abs + " is not a heapload store (not empty, no " + Catalog.FILE + ")");
-                }
-            }
-        }
-        Files.createDirectories(abs.resolve(SNAPSHOTS));
-        FileChannel channel = FileChannel.open(abs.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        PrintStream log = null;
-        try {
-            FileLock lock;
-            try {
-                lock = channel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
-                lock = afterDaemonStopped(abs, channel);
-            }
-            if (lock == null) {
-                throw inUse(abs);
-            }
-            // this process holds the lock, so nothing serves the store: a serving file is a killed server's
-            Files.deleteIfExists(abs.resolve(SERVING));
-            Files.deleteIfExists(abs.resolve(SERVE_PASSWORD));
-            log = new PrintStream(new FileOutputStream(abs.resolve(LOG).toFile(), true), true, StandardCharsets.UTF_8);
-            GraphStore store = new GraphStore(abs, channel, lock, log);
-            try {
-                store.holder("heapload");
-                store.recover();
-                store.migrate();
-            } catch (IOException | RuntimeException e) {
-                store.close();
-                throw e;
-            }
-            return store;
-        } catch (IOException | RuntimeException e) {
-            if (log != null) {
-                log.close();
-            }
-            channel.close();
-            throw e;
-        }
+        return new GraphStore(StoreDirectory.open(dir));
     }
 
     /**
-     * When the query daemon holds the store and a {@link #setDaemonStopper stopper} is set: asks it to stop (one
-     * notice) and waits for the lock.
-     *
-     * @return the lock, or null when no daemon holds the store or it did not stop in time
+     * The embedded store on {@code files}, an open store directory this process holds (a load committed its
+     * snapshots there without Neo4j and now builds their graphs, {@link #writeGraphs}). Closing the returned store
+     * closes {@code files}.
      */
-    private static FileLock afterDaemonStopped(Path abs, FileChannel channel) throws IOException {
-        java.util.function.Predicate<Path> stopper = daemonStopper;
-        java.util.OptionalLong pid = daemonHolding(abs);
-        if (stopper == null || pid.isEmpty()) {
-            return null;
-        }
-        // a daemon that cannot be asked is stopping already (idle): wait for it all the same
-        notices.accept("the query daemon (pid " + pid.getAsLong() + ") holds the store " + abs
-            + (stopper.test(abs) ? "; asked it to stop first" : "; waiting for it to stop"));
-        long deadline = System.nanoTime() + DAEMON_STOP_WAIT.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                FileLock lock = channel.tryLock();
-                if (lock != null) {
-                    return lock;
-                }
-            } catch (OverlappingFileLockException e) {
-                // a daemon in this process (tests) still holds it
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-        return null;
+    public static GraphStore on(StoreDirectory files) {
+        files.ensureOpen();
+        return new GraphStore(files);
+    }
+
+    /** The store's files without Neo4j: lock, catalog, models and summaries. */
+    public StoreDirectory files() {
+        return files;
     }
 
     /**
-     * The pid of the live process holding store {@code dir} as the query daemon ({@link #DAEMON_HOLDER}, from the
-     * lock file), or empty. Takes no lock.
-     */
-    public static java.util.OptionalLong daemonHolding(Path dir) {
-        java.util.Properties holder = new java.util.Properties();
-        try (var in = Files.newInputStream(dir.toAbsolutePath().normalize().resolve(LOCK))) {
-            holder.load(in);
-            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
-            if (DAEMON_HOLDER.equals(holder.getProperty("command", ""))
-                && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                return java.util.OptionalLong.of(pid);
-            }
-        } catch (IOException | RuntimeException e) {
-            // no lock file, or one being written
-        }
-        return java.util.OptionalLong.empty();
-    }
-
-    /**
-     * Names what this process does with the store in its lock file ({@code command=WHAT}), for the "in use" message
-     * of other processes: e.g. {@link #DAEMON_HOLDER}.
-     *
-     * @param what lower-case letters and spaces, at most 40
-     * @throws IllegalArgumentException for other text
-     */
-    public void holdAs(String what) {
-        if (!what.matches("[a-z ]{1,40}")) {
-            throw new IllegalArgumentException("holder must be lower-case words: " + what);
-        }
-        ensureOpen();
-        holder(what);
-    }
-
-    /** Writes {@code text} to {@code file}, created (or replaced) with permissions 0600 where POSIX permissions exist. */
-    private static void writePrivately(Path file, String text) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp);
-        if (tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        }
-        Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static StoreInUseException inUse(Path abs) {
-        String message = "store " + abs + " is in use by another heapload process (a load, heapload serve or the query daemon)";
-        boolean query = false;
-        java.util.Properties holder = new java.util.Properties();
-        try (var in = Files.newInputStream(abs.resolve(LOCK))) {
-            holder.load(in);
-            long pid = Long.parseLong(holder.getProperty("pid", "-1"));
-            String what = holder.getProperty("command", "");
-            if (pid > 0 && what.matches("[a-z ]{1,40}")) {
-                message = "store " + abs + " is in use by another heapload process (" + what + ", pid " + pid + ")";
-                query = what.equals("a query");
-            }
-        } catch (IOException | RuntimeException e) {
-            // an older heapload's empty lock file, or one being written: the plain message
-        }
-        java.util.Properties serving = new java.util.Properties();
-        try (var in = Files.newInputStream(abs.resolve(SERVING))) {
-            serving.load(in);
-            long pid = Long.parseLong(serving.getProperty("pid", "-1"));
-            int bolt = Integer.parseInt(serving.getProperty("bolt", "-1"));
-            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (alive && bolt > 0 && bolt <= 65535) {
-                String password = null;
-                if (Files.isRegularFile(abs.resolve(SERVE_PASSWORD))) {
-                    password = Files.readString(abs.resolve(SERVE_PASSWORD), StandardCharsets.UTF_8).strip();
-                }
-                return new StoreInUseException("store " + abs + " is being served by heapload serve (pid " + pid
-                    + ", bolt://localhost:" + bolt + ")", "bolt://localhost:" + bolt, pid, false, password);
-            }
-        } catch (IOException | RuntimeException e) {
-            // no server, or a file being written: the plain message
-        }
-        return new StoreInUseException(message, null, -1, query);
-    }
-
-    /**
-     * {@link #open}, but while another process holds the store for a query ({@link StoreInUseException#heldByQuery})
-     * waits for it, trying again every 100 ms for at most {@code max}, and tells {@code waiting} once (with the
-     * in-use message) when it starts to wait. Two {@code heapload query} on one store thus both run, one after the
-     * other: Neo4j lets one process at a time open a store, so there is no shared read lock.
+     * {@link #open}, but waits while another process holds the store for a query ({@link StoreDirectory#openWaiting}).
      *
      * @throws StoreInUseException when a load or {@code heapload serve} holds the store, or a query still does after
      *                             {@code max}
@@ -436,35 +210,12 @@ public final class GraphStore implements AutoCloseable {
      */
     public static GraphStore openWaiting(Path dir, java.time.Duration max,
                                          java.util.function.Consumer<String> waiting) throws IOException {
-        long deadline = System.nanoTime() + max.toNanos();
-        boolean told = false;
-        while (true) {
-            try {
-                return open(dir);
-            } catch (StoreInUseException e) {
-                if (!e.heldByQuery() || System.nanoTime() - deadline > 0) {
-                    throw e;
-                }
-                if (!told) {
-                    waiting.accept(e.getMessage());
-                    told = true;
-                }
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
-        }
+        return new GraphStore(StoreDirectory.openWaiting(dir, max, waiting));
     }
 
-    /**
-     * True when {@code dir} holds a store: a directory with a committed catalog (at least one load or delete
-     * finished there). Reads nothing else and takes no lock.
-     */
+    /** See {@link StoreDirectory#isStore}. */
     public static boolean isStore(Path dir) {
-        return Files.isRegularFile(dir.resolve(Catalog.FILE));
+        return StoreDirectory.isStore(dir);
     }
 
     /** The store directory (absolute). */
@@ -472,21 +223,20 @@ public final class GraphStore implements AutoCloseable {
         return dir;
     }
 
+    private Catalog catalog() {
+        return files.catalog();
+    }
+
     /** The snapshots in the store, in load order (a replaced snapshot keeps its place). */
     public List<SnapshotSummary> snapshots() {
         ensureOpen();
-        List<SnapshotSummary> list = new ArrayList<>();
-        for (Catalog.Entry e : catalog.entries) {
-            list.add(e.summary());
-        }
-        return list;
+        return files.snapshots();
     }
 
     /** The snapshot with this id, if the store holds it. */
     public Optional<SnapshotSummary> snapshot(String id) {
         ensureOpen();
-        Catalog.Entry e = catalog.find(id);
-        return e == null ? Optional.empty() : Optional.of(e.summary());
+        return files.snapshot(id);
     }
 
     /**
@@ -494,18 +244,12 @@ public final class GraphStore implements AutoCloseable {
      * that need the model, such as the icicle graph of a report). Costs about as much memory as the load did.
      *
      * @throws SnapshotNotFoundException when the store holds no snapshot {@code id}
+     * @throws SnapshotPrunedException   when it was pruned
      * @throws IOException when the file cannot be read or is damaged
      */
     public HeapSnapshot model(String id) throws IOException {
         ensureOpen();
-        Catalog.Entry e = catalog.find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, dir.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, dir.toString());
-        }
-        return HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+        return files.model(id);
     }
 
     /**
@@ -517,25 +261,19 @@ public final class GraphStore implements AutoCloseable {
      */
     public List<SnapshotHistory> history() throws IOException {
         ensureOpen();
-        List<SnapshotHistory> out = new ArrayList<>(catalog.entries.size());
-        for (Catalog.Entry e : catalog.entries) {
-            StoredSummary s = StoredSummary.read(summariesDir.resolve(e.summaryFile()));
-            out.add(new SnapshotHistory(e.summary(), e.pruned(), s.comparisons()));
-        }
-        return out;
+        return files.history();
     }
 
     /** True when snapshot {@code id} is in the store but was pruned (graph and model dropped, figures kept). */
     public boolean isPruned(String id) {
         ensureOpen();
-        Catalog.Entry e = catalog.find(id);
-        return e != null && e.pruned();
+        return files.isPruned(id);
     }
 
     /** The store's baseline setting (every load is also compared with it), if set. */
     public Optional<String> baseline() {
         ensureOpen();
-        return Optional.ofNullable(catalog.baseline);
+        return files.baseline();
     }
 
     /**
@@ -547,13 +285,11 @@ public final class GraphStore implements AutoCloseable {
      */
     public void setBaseline(String id) throws IOException {
         ensureOpen();
-        if (id != null) {
-            entryWithGraph(id);
-        }
-        if (java.util.Objects.equals(id, catalog.baseline)) {
+        Catalog next = files.withBaseline(id);
+        if (java.util.Objects.equals(id, catalog().baseline)) {
             return;
         }
-        commitOnly(catalog.withBaseline(id), "baseline");
+        commitOnly(next, "baseline");
     }
 
     /**
@@ -570,29 +306,11 @@ public final class GraphStore implements AutoCloseable {
      */
     public List<String> prune(int keepLast, java.util.Collection<String> keep) throws IOException {
         ensureOpen();
-        if (keepLast < 1) {
-            throw new IllegalArgumentException("--keep-last must be at least 1 (got " + keepLast + ")");
-        }
-        for (String id : keep) {
-            if (catalog.find(id) == null) {
-                throw new SnapshotNotFoundException(id, dir.toString());
-            }
-        }
-        holder("a prune");
-        List<Catalog.Entry> list = new ArrayList<>();
         List<String> pruned = new ArrayList<>();
-        int n = catalog.entries.size();
-        for (int i = 0; i < n; i++) {
-            Catalog.Entry e = catalog.entries.get(i);
-            boolean kept = i >= n - keepLast || keep.contains(e.id()) || e.id().equals(catalog.baseline);
-            if (!kept && !e.pruned()) {
-                pruned.add(e.id());
-                e = e.asPruned();
-            }
-            list.add(e);
-        }
-        if (!pruned.isEmpty()) {
-            commitOnly(new Catalog(catalog.generation + 1, list, catalog.baseline, false), "prune");
+        Catalog next = files.pruned(keepLast, keep, pruned);
+        files.holder("a prune");
+        if (next != null) {
+            commitOnly(next, "prune");
         }
         return pruned;
     }
@@ -650,7 +368,8 @@ public final class GraphStore implements AutoCloseable {
      * {@link #load(List, boolean, Progress)} that also sets the store's baseline setting to {@code baseline} (a
      * snapshot of the store or of {@code snapshots}) in the same commit: the setting changes only if the load
      * commits, and the loaded snapshots are compared with it as with a baseline set before. {@code null} keeps the
-     * setting as it is.
+     * setting as it is. (The command-line load commits the snapshots first and builds their graphs after its answer:
+     * {@link StoreDirectory#commitFiles}, then {@link #writeGraphs}.)
      *
      * @throws SnapshotNotFoundException when {@code baseline} is neither in the store nor loaded now (nothing written)
      * @throws SnapshotPrunedException   when {@code baseline} was pruned (nothing written)
@@ -658,63 +377,61 @@ public final class GraphStore implements AutoCloseable {
     public void load(List<HeapSnapshot> snapshots, boolean replace, String baseline, Progress progress)
         throws SnapshotExistsException, IOException {
         ensureOpen();
-        if (baseline != null && snapshots.stream().noneMatch(s -> baseline.equals(s.info().id()))) {
-            entryWithGraph(baseline);
+        files.holder("a load");
+        StoreDirectory.Load load = files.prepare(snapshots, replace, baseline, progress);
+        Catalog next = load.next();
+        List<Catalog.Entry> built = new ArrayList<>();
+        for (Catalog.Entry e : load.added().keySet()) {
+            Catalog.Entry withGraph = e.withGraph(Catalog.graphDirectory(e.file(), next.generation));
+            next = next.replacing(withGraph).withGeneration(load.next().generation);
+            built.add(withGraph);
         }
-        holder("a load");
-        Map<Catalog.Entry, HeapSnapshot> added = new LinkedHashMap<>();
-        Catalog next = catalog;
-        Set<String> ids = new HashSet<>();
-        for (HeapSnapshot snapshot : snapshots) {
-            String id = snapshot.info().id();
-            if (id == null || id.isEmpty()) {
-                throw new IllegalArgumentException("snapshot id is empty");
-            }
-            if (!ids.add(id)) {
-                throw new IllegalArgumentException("snapshot id '" + id + "' given twice");
-            }
-            checkAnalysis(snapshot);
-            if (catalog.find(id) != null && !replace) {
-                throw new SnapshotExistsException(id, dir.toString());
-            }
-        }
-        for (HeapSnapshot snapshot : snapshots) {
-            added.put(entryOf(snapshot), snapshot);
-        }
-        long generation = catalog.generation + 1;
-        Map<Catalog.Entry, HeapSnapshot> withGraphs = new LinkedHashMap<>();
-        for (var a : added.entrySet()) {
-            Catalog.Entry e = a.getKey().withGraph(Catalog.graphDirectory(a.getKey().file(), generation));
-            next = next.with(e);
-            withGraphs.put(e, a.getValue());
-        }
-        next = next.withGeneration(generation);
-        if (baseline != null) {
-            next = next.withBaseline(baseline).withGeneration(generation);
-        }
-        build(next, withGraphs, List.of(), progress,
-            (replace ? "loading (or replacing) " : "loading ") + idList(added.keySet()));
+        build(next, built, load, true, progress, load.what());
     }
 
-    private static String idList(java.util.Collection<Catalog.Entry> entries) {
-        List<String> ids = new ArrayList<>();
-        for (Catalog.Entry e : entries) {
-            ids.add("'" + e.id() + "'");
+    /**
+     * Builds the graphs of snapshots {@code ids} of those {@code load} committed without graphs
+     * ({@link StoreDirectory#commitFiles}): each from its model in memory, with the comparisons the load made and the
+     * other snapshots' summary nodes, by the offline importer; then commits the catalog naming them. An exception, an
+     * interrupt or Ctrl-C removes the graphs being built and leaves the snapshots stored without graphs. A snapshot
+     * without a graph (not in {@code ids}, or interrupted) gets it from its stored model when it is first queried
+     * ({@link #database(String)}, one notice), with its load's comparisons made again. Ids that are not snapshots of
+     * {@code load} still in the store unpruned are skipped.
+     *
+     * @param ids      the snapshots whose graphs are written now (the command line: the newest, the one its answer and
+     *                 its next commands name)
+     * @param progress phases {@code "import"} (%) and {@code "index"} (%)
+     * @throws DiskFullException when the disk is too small for the graphs or fills meanwhile (the snapshots stay stored)
+     */
+    public void writeGraphs(StoreDirectory.Load load, java.util.Collection<String> ids, Progress progress)
+        throws IOException {
+        ensureOpen();
+        files.holder("a load");
+        Catalog next = catalog();
+        long generation = next.generation + 1;
+        List<Catalog.Entry> built = new ArrayList<>();
+        for (Catalog.Entry added : load.added().keySet()) {
+            if (!ids.contains(added.id())) {
+                continue;
+            }
+            Catalog.Entry e = next.find(added.id());
+            if (e == null || e.pruned() || !e.summary().loadedAt().equals(added.summary().loadedAt())) {
+                continue;
+            }
+            Catalog.Entry withGraph = e.withGraph(Catalog.graphDirectory(e.file(), generation));
+            next = next.replacing(withGraph);
+            built.add(withGraph);
         }
-        return ids.size() <= 3 ? String.join(", ", ids) : ids.size() + " snapshots";
+        if (built.isEmpty()) {
+            return;
+        }
+        build(next.withGeneration(generation), built, load, false, progress,
+            "writing the graph of " + (built.size() == 1 ? "'" + built.get(0).id() + "'" : built.size() + " snapshots"));
     }
 
-    /** The catalog entry of {@code snapshot} as loaded now: its summary (loadedAt = now, in ms), file name, categories. */
+    /** See {@link StoreDirectory#entryOf}. */
     public static Catalog.Entry entryOf(HeapSnapshot snapshot) {
-        String id = snapshot.info().id();
-        long objectBytes = snapshot.totalShallowBytes();
-        long vmTotal = snapshot.info().vmTotalBytes();
-        SnapshotSummary summary = new SnapshotSummary(id, snapshot.info().vm(), snapshot.info().source(),
-            snapshot.info().sha256(), Instant.now().truncatedTo(ChronoUnit.MILLIS), snapshot.objectCount(),
-            snapshot.referenceCount(), vmTotal >= 0 ? vmTotal : objectBytes, objectBytes,
-            snapshot.analysis() instanceof HeapAnalysis, snapshot.info().producer(), snapshot.info().vmVersion());
-        return new Catalog.Entry(summary, Catalog.fileNameFor(id), snapshot.info().categories().size(),
-            snapshot.danglingReferences().missingCount());
+        return StoreDirectory.entryOf(snapshot);
     }
 
     /** {@link #delete(String, Progress)} without progress reports. */
@@ -732,11 +449,11 @@ public final class GraphStore implements AutoCloseable {
      */
     public void delete(String id, Progress progress) throws IOException {
         ensureOpen();
-        holder("a snapshot delete");
-        if (catalog.find(id) == null) {
+        if (catalog().find(id) == null) {
             throw new SnapshotNotFoundException(id, dir.toString());
         }
-        commitOnly(catalog.without(id), "delete");
+        closeDatabase();
+        files.delete(id);
     }
 
     /**
@@ -764,10 +481,10 @@ public final class GraphStore implements AutoCloseable {
             Path empty = graphsDir.resolve("empty");
             if (!Files.isDirectory(empty)) {
                 List<GraphInput.Part> parts = new ArrayList<>();
-                long[] orders = new long[catalog.entries.size()];
+                long[] orders = new long[catalog().entries.size()];
                 for (int i = 0; i < orders.length; i++) {
-                    Catalog.Entry e = catalog.entries.get(i);
-                    parts.add(GraphInput.Part.summaryOnly(e, summaryOf(e, Map.of()), false));
+                    Catalog.Entry e = catalog().entries.get(i);
+                    parts.add(GraphInput.Part.summaryOnly(e, files.summaryOf(e, Map.of()), false));
                     orders[i] = i;
                 }
                 Path building = dir.resolve(BUILDING + "empty");
@@ -786,9 +503,9 @@ public final class GraphStore implements AutoCloseable {
 
     /** The id of the last snapshot in load order that is not pruned, or null. */
     private String newestWithGraph() {
-        for (int i = catalog.entries.size() - 1; i >= 0; i--) {
-            if (!catalog.entries.get(i).pruned()) {
-                return catalog.entries.get(i).id();
+        for (int i = catalog().entries.size() - 1; i >= 0; i--) {
+            if (!catalog().entries.get(i).pruned()) {
+                return catalog().entries.get(i).id();
             }
         }
         return null;
@@ -813,31 +530,21 @@ public final class GraphStore implements AutoCloseable {
      */
     public GraphDatabaseService database(String id) throws IOException {
         ensureOpen();
-        if (holder.equals("heapload")) {
-            holder("a query");
+        if (files.holder().equals("heapload")) {
+            files.holder("a query");
         }
-        Catalog.Entry e = entryWithGraph(id);
+        Catalog.Entry e = files.entry(id);
         if (db != null && id.equals(openSnapshot)) {
             return db;
         }
-        Parked kept = parked.remove(id);
-        parkOrCloseCurrent();
-        if (kept != null) {
-            dbms = kept.dbms();
-            db = kept.db();
-            openSnapshot = id;
-            return db;
-        }
+        closeCurrent();
         if (!e.hasCurrentGraph() || !Files.isDirectory(graphsDir.resolve(e.graph()))) {
-            String why = e.graph() == null
-                ? "building the graph of snapshot '" + id + "' from its stored model (first query since the store was"
-                    + " converted to one graph per snapshot)"
+            files.notice(e.graph() == null
+                ? "building the graph of snapshot '" + id + "' from its stored model (first query that needs it)"
                 : "the graph of snapshot '" + id + "' was built by another heapload version (graph schema "
-                    + e.graphSchema() + ", now " + GraphSchema.VERSION + "): rebuilding it from its stored model";
-            log.println("heapload: " + why);
-            notices.accept(why);
+                    + e.graphSchema() + ", now " + GraphSchema.VERSION + "): rebuilding it from its stored model");
             buildGraph(e);
-            e = catalog.find(id);
+            e = catalog().find(id);
         }
         Path home = graphsDir.resolve(e.graph());
         startDatabase(home, serverSettings);
@@ -872,14 +579,14 @@ public final class GraphStore implements AutoCloseable {
         ensureOpen();
         String baseline = text(params.get("baseline"));
         String id = queriedSnapshot(params);
-        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
+        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog().find(id) == null) {
             if (db != null) {
                 return db;
             }
-            Catalog.Entry e = id == null ? null : catalog.find(id);
+            Catalog.Entry e = id == null ? null : catalog().find(id);
             return e != null && !e.pruned() ? database(id) : database();
         }
-        if (baseline != null && catalog.find(baseline) != null) {
+        if (baseline != null && catalog().find(baseline) != null) {
             compare(baseline, id);
         }
         return database(id);
@@ -898,13 +605,13 @@ public final class GraphStore implements AutoCloseable {
         }
         String baseline = text(params.get("baseline"));
         String id = queriedSnapshot(params);
-        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog.find(id) == null) {
+        if (id == null || SUMMARY_QUERIES.contains(queryName) || catalog().find(id) == null) {
             return true;
         }
-        if (!id.equals(openSnapshot) && !parked.containsKey(id)) {
+        if (!id.equals(openSnapshot)) {
             return false;
         }
-        return baseline == null || catalog.find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
+        return baseline == null || catalog().find(baseline) == null || comparedPairs.contains(baseline + "\0" + id);
     }
 
     /**
@@ -919,17 +626,6 @@ public final class GraphStore implements AutoCloseable {
 
     private static String text(Object value) {
         return value instanceof String s && !s.isEmpty() ? s : null;
-    }
-
-    private Catalog.Entry entryWithGraph(String id) throws IOException {
-        Catalog.Entry e = catalog.find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, dir.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, dir.toString());
-        }
-        return e;
     }
 
     /**
@@ -947,11 +643,11 @@ public final class GraphStore implements AutoCloseable {
      */
     public boolean compare(String baseline, String target) throws IOException {
         ensureOpen();
-        Catalog.Entry b = catalog.find(baseline);
+        Catalog.Entry b = catalog().find(baseline);
         if (b == null) {
             throw new SnapshotNotFoundException(baseline, dir.toString());
         }
-        Catalog.Entry t = entryWithGraph(target);
+        Catalog.Entry t = files.entry(target);
         if (baseline.equals(target) || !b.summary().analysed() || !t.summary().analysed()) {
             if (target.equals(openSnapshot)) {
                 comparedPairs.add(baseline + "\0" + target);
@@ -973,20 +669,18 @@ public final class GraphStore implements AutoCloseable {
         if (b.pruned()) {
             throw new SnapshotPrunedException(baseline, dir.toString());
         }
-        String holderBefore = holder;
-        holder("a comparison");
-        String line = "comparing '" + target + "' with '" + baseline + "' (first request for this pair; kept for later)";
-        log.println("heapload: " + line);
-        notices.accept(line);
-        HeapSnapshot baselineModel = HeapSnapshotFile.read(snapshotsDir.resolve(b.file()));
-        HeapSnapshot targetModel = HeapSnapshotFile.read(snapshotsDir.resolve(t.file()));
+        String holderBefore = files.holder();
+        files.holder("a comparison");
+        files.notice("comparing '" + target + "' with '" + baseline + "' (first request for this pair; kept for later)");
+        HeapSnapshot baselineModel = HeapSnapshotFile.read(files.modelFile(b));
+        HeapSnapshot targetModel = HeapSnapshotFile.read(files.modelFile(t));
         SnapshotComparison comparison = SnapshotComparison.compute(baselineModel, targetModel, targetModel.analysis());
         baselineModel = null;
         List<GraphInput.Part> parts = List.of(
             new GraphInput.Part(t, () -> {
                 throw new IOException("stored part");
             }, null, true),
-            GraphInput.Part.summaryOnly(b, summaryOf(b, Map.of()), true));
+            GraphInput.Part.summaryOnly(b, files.summaryOf(b, Map.of()), true));
         GraphInput input = new GraphInput(parts, List.of(new GraphInput.Pair(1, 0, comparison)), new long[] {0, 0});
         Path home = graphsDir.resolve(t.graph());
         closeCurrent();
@@ -998,7 +692,7 @@ public final class GraphStore implements AutoCloseable {
             tx.commit();
         } finally {
             closeCurrent();
-            holder(holderBefore);
+            files.holder(holderBefore);
         }
         startDatabase(home, serverSettings);
         openSnapshot = target;
@@ -1016,11 +710,11 @@ public final class GraphStore implements AutoCloseable {
                 found.put((String) row.get("id"), new Object[] {row.get("at"), row.get("lo")});
             }
         }
-        if (found.size() != catalog.entries.size()) {
+        if (found.size() != catalog().entries.size()) {
             return false;
         }
-        for (int i = 0; i < catalog.entries.size(); i++) {
-            Catalog.Entry e = catalog.entries.get(i);
+        for (int i = 0; i < catalog().entries.size(); i++) {
+            Catalog.Entry e = catalog().entries.get(i);
             Object[] f = found.get(e.id());
             if (f == null || !(f[0] instanceof java.time.ZonedDateTime at) || !at.toInstant().equals(e.summary().loadedAt())
                 || !(f[1] instanceof Number lo) || lo.longValue() != i) {
@@ -1047,13 +741,13 @@ public final class GraphStore implements AutoCloseable {
             }
             List<GraphInput.Part> parts = new ArrayList<>();
             List<Long> orders = new ArrayList<>();
-            Catalog.Entry self = catalog.find(id);
+            Catalog.Entry self = catalog().find(id);
             parts.add(new GraphInput.Part(self, () -> {
                 throw new IOException("stored part");
             }, null, true));
             orders.add(0L);
             for (var g : new ArrayList<>(inGraph.entrySet())) {
-                Catalog.Entry e = catalog.find(g.getKey());
+                Catalog.Entry e = catalog().find(g.getKey());
                 if (g.getKey().equals(id)) {
                     continue;
                 }
@@ -1066,10 +760,10 @@ public final class GraphStore implements AutoCloseable {
                     inGraph.remove(g.getKey(), g.getValue());
                 }
             }
-            for (Catalog.Entry e : catalog.entries) {
+            for (Catalog.Entry e : catalog().entries) {
                 if (!e.id().equals(id) && (!inGraph.containsKey(e.id())
                     || !e.summary().loadedAt().equals(inGraph.get(e.id())))) {
-                    parts.add(GraphInput.Part.summaryOnly(e, summaryOf(e, Map.of()), false));
+                    parts.add(GraphInput.Part.summaryOnly(e, files.summaryOf(e, Map.of()), false));
                     orders.add(0L);
                 }
             }
@@ -1079,20 +773,14 @@ public final class GraphStore implements AutoCloseable {
                 EmbeddedGraphWriter.write(input, tx, self.summary().objectCount(), id, Map.of());
             }
             List<Map<String, Object>> rows = new ArrayList<>();
-            for (int i = 0; i < catalog.entries.size(); i++) {
-                rows.add(Map.of("id", catalog.entries.get(i).id(), "lo", (long) i));
+            for (int i = 0; i < catalog().entries.size(); i++) {
+                rows.add(Map.of("id", catalog().entries.get(i).id(), "lo", (long) i));
             }
             tx.execute("UNWIND $rows AS r MATCH (s:Snapshot {id: r.id}) SET s.loadOrder = r.lo",
                 Map.of("rows", rows)).close();
             buildHook.reached("summaries");
             tx.commit();
         }
-    }
-
-    /** The stored summary of {@code e}: from {@code computed} (this build's snapshots) or its file. */
-    private StoredSummary summaryOf(Catalog.Entry e, Map<String, StoredSummary> computed) throws IOException {
-        StoredSummary s = computed.get(e.id());
-        return s != null ? s : StoredSummary.read(summariesDir.resolve(e.summaryFile()));
     }
 
     /**
@@ -1226,7 +914,7 @@ public final class GraphStore implements AutoCloseable {
         for (int port : new int[] {boltPort, httpPort}) {
             PortInUseException.check(port); // fail in milliseconds instead of after starting the databases
         }
-        holder("heapload serve");
+        files.holder("heapload serve");
         try {
             if (password != null) {
                 serverSettings = Map.of(GraphDatabaseSettings.auth_enabled, true);
@@ -1237,7 +925,7 @@ public final class GraphStore implements AutoCloseable {
                     tx.commit();
                 }
                 closeDatabase();
-                writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
+                StoreDirectory.writePrivately(dir.resolve(SERVE_PASSWORD), password + "\n");
             }
             serverSettings = EmbeddedDbms.serverSettings(boltPort, httpPort, password != null);
             serverSettingsByName = Map.copyOf(settings);
@@ -1278,151 +966,32 @@ public final class GraphStore implements AutoCloseable {
         } finally {
             try {
                 logProvider.close();
-                log.close();
             } finally {
-                try {
-                    lock.release();
-                } finally {
-                    lockChannel.close();
-                }
+                files.close();
             }
         }
     }
 
     // ---------------------------------------------------------------------------------------------------------
 
-    /**
-     * Writes this process's id and {@code what} it does ({@code heapload} while opening, {@code a load},
-     * {@code a snapshot delete}, {@code a query}, {@code heapload serve}) into the lock file it holds, as {@code pid=} and {@code command=} lines,
-     * for the "in use by another heapload process (a query, pid 123)" message of another process's {@link #open}. Best effort: a
-     * failed write leaves the plain message.
-     */
-    private void holder(String what) {
-        if (what.equals(holder)) {
-            return;
-        }
-        holder = what;
-        byte[] text = ("pid=" + ProcessHandle.current().pid() + "\ncommand=" + what + "\n")
-            .getBytes(StandardCharsets.ISO_8859_1);
-        try {
-            lockChannel.truncate(0);
-            lockChannel.write(java.nio.ByteBuffer.wrap(text), 0);
-        } catch (IOException e) {
-            // a full disk, say: the other process gets the plain message
-        }
-    }
-
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("store " + dir + " is closed");
         }
+        files.ensureOpen();
     }
 
-    /**
-     * Checks that {@code snapshot}'s analysis, when it has one, holds one entry per object in each of its arrays.
-     *
-     * @throws IllegalArgumentException when an array's length differs from the object count
-     */
+    /** See {@link StoreDirectory#checkAnalysis}. */
     public static void checkAnalysis(HeapSnapshot snapshot) {
-        if (snapshot.analysis() instanceof HeapAnalysis a) {
-            int n = snapshot.objectCount();
-            if (a.reachable().length != n || a.distance().length != n || a.retainedBy().length != n
-                || a.rootOf().length != n || a.immediateDominator().length != n || a.retainedSize().length != n) {
-                throw new IllegalArgumentException("analysis of snapshot '" + snapshot.info().id()
-                    + "' does not have one entry per object (" + n + ")");
-            }
-        }
+        StoreDirectory.checkAnalysis(snapshot);
     }
 
-    /**
-     * Converts a store of the one-graph layout (catalog format 1: one graph of all snapshots, every pair compared) to
-     * one graph per snapshot: writes each snapshot's summary from its model, commits the new catalog (its snapshots
-     * without graphs: each is built when first queried), and removes the old graph. One line to
-     * {@link #setNotices notices}. All or nothing: interrupted before the commit, the store stays as it was (the
-     * summaries written so far are reused).
-     */
-    private void migrate() throws IOException {
-        if (!catalog.legacy) {
-            return;
-        }
-        String line = "store " + dir + " has one graph of all " + catalog.entries.size() + " snapshot(s) (older"
-            + " heapload): converting it to one graph per snapshot, every snapshot kept (each graph is built when first"
-            + " queried; pairs are compared when first asked for)";
-        log.println("heapload: " + line);
-        notices.accept(line);
-        for (Catalog.Entry e : catalog.entries) {
-            Path file = summariesDir.resolve(e.summaryFile());
-            if (Files.isRegularFile(file)) {
-                continue;
-            }
-            HeapSnapshot model = HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
-            SnapshotStatistics st = e.summary().analysed() && model.analysis() instanceof HeapAnalysis h
-                ? SnapshotStatistics.compute(model, h) : null;
-            Path tmp = summariesDir.resolve(e.summaryFile() + ".tmp");
-            StoredSummary.of(model, st).write(tmp);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        buildHook.reached("migrate");
-        Catalog next = new Catalog(catalog.generation + 1, catalog.entries, null, false);
-        next.write(dir);
-        catalog = next;
-        recover();
-    }
-
-    /** Shuts down every started graph: the open one and those {@link #keepGraphs} kept. */
+    /** Shuts down the started graph, if any. */
     private void closeDatabase() {
-        try {
-            closeCurrent();
-        } finally {
-            while (!parked.isEmpty()) {
-                var eldest = parked.entrySet().iterator().next();
-                parked.remove(eldest.getKey());
-                dbms = eldest.getValue().dbms();
-                db = eldest.getValue().db();
-                closeCurrent();
-            }
-        }
+        closeCurrent();
     }
 
-    /**
-     * Keeps the open graph started beside the next one ({@link #keepGraphs} above 1; the least recently used beyond
-     * that is shut down), else shuts it down.
-     */
-    private void parkOrCloseCurrent() {
-        if (keepGraphs > 1 && dbms != null && openSnapshot != null) {
-            parked.put(openSnapshot, new Parked(dbms, db));
-            dbms = null;
-            db = null;
-            openSnapshot = null;
-            while (parked.size() > keepGraphs - 1) {
-                var eldest = parked.entrySet().iterator().next();
-                parked.remove(eldest.getKey());
-                dbms = eldest.getValue().dbms();
-                db = eldest.getValue().db();
-                closeCurrent();
-            }
-        } else {
-            closeCurrent();
-        }
-    }
-
-    /**
-     * How many snapshots' graphs stay started at once (default 1): with 2, a query on the other snapshot of a pair
-     * finds its graph started instead of waiting 1–4 s for a switch (the query daemon). Each started graph has a page
-     * cache of its own ({@link #database(String)}: its store files plus a quarter, at most a quarter of RAM); the least
-     * recently used beyond {@code n} is shut down when another starts. Any load, delete, prune or {@link #serve} shuts
-     * them all down, as {@link #close()} does.
-     *
-     * @param n 1 or more
-     */
-    public void keepGraphs(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("keepGraphs must be at least 1, not " + n);
-        }
-        keepGraphs = n;
-    }
-
-    /** Shuts down the open graph's DBMS (if started); graphs {@link #keepGraphs} kept stay started. */
+    /** Shuts down the open graph's DBMS (if started). */
     private void closeCurrent() {
         openSnapshot = null;
         comparedPairs.clear();
@@ -1449,18 +1018,16 @@ public final class GraphStore implements AutoCloseable {
     }
 
     /**
-     * Writes the new snapshots' files ({@link HeapSnapshotFile#write}) on a thread of its own, started when the
+     * Writes the new snapshots' model files ({@link HeapSnapshotFile#write}) on a thread of its own, started when the
      * import is done: the index population that follows keeps one of the two cores busy and the writes (mostly
      * waiting for the disk) fill the other. {@link #await} before the store commits; {@link #stop} always.
      */
     private static final class SnapshotFileWriter {
         private final Thread thread;
         private volatile IOException failure;
-        private volatile long nanos;
 
         SnapshotFileWriter(Map<Catalog.Entry, HeapSnapshot> added, Map<Catalog.Entry, Path> pending) {
             thread = new Thread(() -> {
-                long start = System.nanoTime();
                 try {
                     for (var e : added.entrySet()) {
                         if (Thread.currentThread().isInterrupted()) {
@@ -1473,7 +1040,6 @@ public final class GraphStore implements AutoCloseable {
                 } catch (RuntimeException | Error e) {
                     failure = new IOException("writing the snapshot files failed: " + e, e);
                 }
-                nanos = System.nanoTime() - start;
             }, "heapload-snapshot-files");
             thread.setDaemon(true);
             thread.start();
@@ -1497,100 +1063,53 @@ public final class GraphStore implements AutoCloseable {
             thread.interrupt();
             OfflineImporter.joinUninterruptibly(thread);
         }
-
-        double seconds() {
-            return nanos / 1e9;
-        }
-    }
-
-    /** One build: what it wrote, and whether it committed; {@link #abort} is also the shutdown hook. */
-    private final class Attempt {
-        private final List<Path> written = new ArrayList<>();
-        private boolean committed;
-        private boolean aborted;
-
-        synchronized void add(Path path) {
-            written.add(path);
-        }
-
-        synchronized void commit(Catalog next) throws IOException {
-            if (aborted) {
-                throw new IOException("load of store " + dir + " was interrupted");
-            }
-            next.write(dir);
-            committed = true;
-        }
-
-        synchronized boolean committed() {
-            return committed;
-        }
-
-        synchronized void abort() {
-            if (committed) {
-                return;
-            }
-            aborted = true;
-            for (Path p : written) {
-                deleteQuietly(p);
-            }
-        }
     }
 
     /**
-     * Builds the graphs of the snapshots {@code added} (entries of {@code next}, each with its graph directory set) and
-     * commits {@code next}. Each new snapshot gets a graph of its own, built once by the offline importer: its objects,
-     * the other snapshots' summary nodes (from their stored summaries, not their models) and its comparisons with the
-     * previous snapshot in load order, the store's baseline and (the last of several) the first of {@code added}, each
-     * compared on the models (a stored partner's model is read from its file). Writes the new snapshots' model and
-     * summary files. Nothing of the other snapshots is rebuilt, so the cost does not grow with the store. Refuses before
-     * writing anything when the free space is below {@link DiskSpace#needed}; a disk that fills meanwhile ends it with a
-     * {@link DiskFullException}, the attempt's files removed.
+     * Builds the graphs of {@code built} (entries of {@code next}, each with its graph directory set) and commits
+     * {@code next}. Each gets a graph of its own, built once by the offline importer: its objects, the other
+     * snapshots' summary nodes (from their stored summaries, not their models) and, for a snapshot of {@code load},
+     * the comparisons the load made with it as the target. Nothing of the other snapshots is rebuilt, so the cost does
+     * not grow with the store. Refuses before writing anything when the free space is below {@link DiskSpace#needed};
+     * a disk that fills meanwhile ends it with a {@link DiskFullException}, the attempt's files removed. An exception,
+     * an interrupt or Ctrl-C (a shutdown hook) before the commit removes everything the attempt wrote.
      *
-     * @param added the new snapshots' models (empty for a graph of a stored snapshot, {@code rebuild})
-     * @param rebuild entries of {@code next} whose graph is built from their stored model (no files written, no pairs)
-     * @param what  for messages, e.g. "loading 'after'"
+     * @param load       the load whose models, statistics, summaries and comparisons the graphs of its snapshots
+     *                   get; null: every graph of {@code built} is built from its stored model, without comparisons
+     * @param writeFiles also write {@code load}'s model and summary files, committed with the graphs (the
+     *                   all-or-nothing {@link #load}); false when {@code load} committed them before
+     * @param what       for messages, e.g. "loading 'after'"
      */
-    private void build(Catalog next, Map<Catalog.Entry, HeapSnapshot> added, List<Catalog.Entry> rebuild,
+    private void build(Catalog next, List<Catalog.Entry> built, StoreDirectory.Load load, boolean writeFiles,
                        Progress progress, String what) throws IOException {
         closeDatabase();
-        recover();
-        List<Catalog.Entry> built = new ArrayList<>(added.keySet());
-        built.addAll(rebuild);
-        long needed = DiskSpace.needed(built, added.keySet());
+        files.recover();
+        Map<String, HeapSnapshot> models = new java.util.HashMap<>();
+        Map<String, SnapshotStatistics> stats = new java.util.HashMap<>();
+        Map<String, StoredSummary> summaries = load == null ? Map.of() : load.summaries();
+        if (load != null) {
+            load.added().forEach((e, m) -> models.put(e.id(), m));
+            stats.putAll(load.stats());
+        }
+        long needed = DiskSpace.needed(built, writeFiles ? load.added().keySet() : List.of());
         long freeAtStart = DiskSpace.check(dir, needed, what);
         long generation = next.generation;
-        Attempt attempt = new Attempt();
-        Map<Catalog.Entry, Path> pending = new LinkedHashMap<>();
-        for (Catalog.Entry e : added.keySet()) {
-            pending.put(e, snapshotsDir.resolve(e.file() + PENDING + generation));
-            attempt.add(pending.get(e));
-            attempt.add(summariesDir.resolve(e.summaryFile() + PENDING + generation));
-        }
+        StoreDirectory.Attempt attempt = files.attempt();
+        Map<Catalog.Entry, Path> pending = writeFiles ? files.pendingFiles(load, attempt) : Map.of();
         Thread hook = new Thread(attempt::abort, "heapload-store-abort");
         Runtime.getRuntime().addShutdownHook(hook);
         SnapshotFileWriter writer = null;
         DiskWatchdog watchdog = new DiskWatchdog(dir, Thread.currentThread(), attempt::abort, log,
-            () -> DiskSpace.full(dir, freeAtStart, needed, what, null).getMessage());
+            () -> (writeFiles || load == null ? DiskSpace.full(dir, freeAtStart, needed, what, null)
+                : graphDiskFull(freeAtStart, needed, what, null)).getMessage());
         try {
-            Map<String, StoredSummary> summaries = new java.util.HashMap<>();
-            Map<String, SnapshotStatistics> stats = new java.util.HashMap<>();
-            Map<String, HeapSnapshot> models = new java.util.HashMap<>();
-            for (var a : added.entrySet()) {
-                HeapSnapshot m = a.getValue();
-                SnapshotStatistics st = a.getKey().summary().analysed() && m.analysis() instanceof HeapAnalysis h
-                    ? SnapshotStatistics.compute(m, h) : null;
-                stats.put(a.getKey().id(), st);
-                summaries.put(a.getKey().id(), StoredSummary.of(m, st));
-                models.put(a.getKey().id(), m);
-            }
-            String first = added.isEmpty() ? null : added.keySet().iterator().next().id();
             int b = 0;
             for (Catalog.Entry e : built) {
                 String id = e.id();
                 HeapSnapshot model = models.get(id);
                 if (model == null) {
                     buildHook.reached("source " + id);
-                    model = HeapSnapshotFile.read(snapshotsDir.resolve(e.file()));
+                    model = HeapSnapshotFile.read(files.modelFile(e));
                     SnapshotStatistics st = e.summary().analysed() && model.analysis() instanceof HeapAnalysis h
                         ? SnapshotStatistics.compute(model, h) : null;
                     stats.put(id, st);
@@ -1611,29 +1130,14 @@ public final class GraphStore implements AutoCloseable {
                         continue;
                     }
                     partOf.put(o.id(), parts.size());
-                    parts.add(GraphInput.Part.summaryOnly(o, summaryOf(o, summaries), false));
+                    parts.add(GraphInput.Part.summaryOnly(o, files.summaryOf(o, summaries), false));
                     orders.add((long) i);
                 }
                 List<GraphInput.Pair> pairs = new ArrayList<>();
-                if (added.containsKey(e)) {
-                    List<String> partners = partners(next, position, added.size() > 1 && !id.equals(first)
-                        && built.indexOf(e) == added.size() - 1 ? first : null);
-                    progress.start("compare", partners.size(), "pairs");
-                    int done = 0;
-                    for (String p : partners) {
-                        Catalog.Entry pe = next.find(p);
-                        HeapSnapshot pm = models.get(p);
-                        if (pm == null) {
-                            buildHook.reached("source " + p);
-                            pm = HeapSnapshotFile.read(snapshotsDir.resolve(pe.file()));
-                        }
-                        SnapshotComparison comparison = SnapshotComparison.compute(pm, own, own.analysis());
-                        pairs.add(new GraphInput.Pair(partOf.get(p), 0, comparison));
-                        // the pair's totals and largest leak groups stay in the summary: the leak history
-                        summaries.put(id, summaries.get(id).with(p, comparison));
-                        progress.step(++done);
+                for (StoreDirectory.Compared c : load != null ? load.comparisons(id) : comparedAgain(e, own)) {
+                    if (partOf.containsKey(c.baseline())) {
+                        pairs.add(new GraphInput.Pair(partOf.get(c.baseline()), 0, c.comparison()));
                     }
-                    progress.end();
                 }
                 long[] o = new long[orders.size()];
                 for (int i = 0; i < o.length; i++) {
@@ -1647,14 +1151,14 @@ public final class GraphStore implements AutoCloseable {
                     + pairs.size() + " comparison(s))");
                 long t0 = System.nanoTime();
                 List<SnapshotFileWriter> writers = new ArrayList<>(1);
-                boolean startWriter = writer == null && !added.isEmpty();
+                boolean startWriter = writer == null && writeFiles;
                 try {
                     OfflineImporter.importGraph(building, logsDir, new GraphInput(parts, pairs, o), log, logProvider,
                         maxOffHeap, importPageCache, progress, () -> {
                             buildHook.reached("imported");
                             if (startWriter) {
                                 // the snapshot files are written while the indexes are built, which keeps one core busy
-                                writers.add(new SnapshotFileWriter(added, pending));
+                                writers.add(new SnapshotFileWriter(load.added(), pending));
                             }
                         });
                 } finally {
@@ -1665,21 +1169,23 @@ public final class GraphStore implements AutoCloseable {
                 log.printf("heapload: import and indexes of '%s' %.2f s%n", id, (System.nanoTime() - t0) / 1e9);
                 Files.move(building, graph, StandardCopyOption.ATOMIC_MOVE);
             }
-            if (writer != null) {
+            if (writeFiles) {
+                if (writer == null) {
+                    writer = new SnapshotFileWriter(load.added(), pending);
+                }
                 writer.await();
-            }
-            for (Catalog.Entry e : added.keySet()) {
-                summaries.get(e.id()).write(summariesDir.resolve(e.summaryFile() + PENDING + generation));
+                files.writePendingSummaries(load);
             }
             buildHook.reached("written");
             buildHook.reached("indexed");
             buildHook.reached("renamed");
             attempt.commit(next);
-            catalog = next;
+            files.committed(next);
         } catch (IOException | RuntimeException e) {
             if (!attempt.committed() && (watchdog.sawFull() || DiskSpace.isDiskFull(e))) {
                 log.println("heapload: disk full while " + what + ": " + e);
-                throw DiskSpace.full(dir, freeAtStart, needed, what, e);
+                throw writeFiles || load == null ? DiskSpace.full(dir, freeAtStart, needed, what, e)
+                    : graphDiskFull(freeAtStart, needed, what, e);
             }
             throw e;
         } finally {
@@ -1696,146 +1202,61 @@ public final class GraphStore implements AutoCloseable {
                 // the JVM is shutting down: the hook runs (or ran) anyway
             }
         }
-        recover();
+        files.recover();
+    }
+
+    /** The one line for a disk that filled while the graphs of committed snapshots were written. */
+    private DiskFullException graphDiskFull(long freeAtStart, long needed, String what, Throwable cause) {
+        return new DiskFullException("disk full in " + dir + " while " + what + ": "
+            + (freeAtStart >= 0 ? DiskSpace.bytes(freeAtStart) : "an unknown amount") + " free at the start, about "
+            + DiskSpace.bytes(needed) + " needed; the snapshot is stored, its graph is built when it is next queried",
+            dir, freeAtStart, needed, cause);
     }
 
     /**
-     * The snapshots a load compares the snapshot at {@code position} of {@code next} with: the nearest earlier one
-     * that is analysed and not pruned, the store's baseline, and {@code extra}; each once, never itself.
+     * The comparisons the load of stored snapshot {@code e} made (as its summary lists them), made again from the
+     * models for a graph built from the stored model: with each baseline still stored, unpruned and analysed.
      */
-    private static List<String> partners(Catalog next, int position, String extra) {
-        Catalog.Entry self = next.entries.get(position);
-        List<String> out = new ArrayList<>();
-        if (!self.summary().analysed()) {
-            return out;
+    private List<StoreDirectory.Compared> comparedAgain(Catalog.Entry e, HeapSnapshot model) throws IOException {
+        if (!e.summary().analysed() || model.analysis() == null) {
+            return List.of();
         }
-        for (int i = position - 1; i >= 0; i--) {
-            Catalog.Entry e = next.entries.get(i);
-            if (e.summary().analysed() && !e.pruned()) {
-                out.add(e.id());
-                break;
+        List<StoreDirectory.Compared> out = new ArrayList<>();
+        for (dev.heapload.store.StoredComparison c : files.summaryOf(e, Map.of()).comparisons()) {
+            Catalog.Entry b = catalog().find(c.baseline());
+            if (b == null || b.pruned() || !b.summary().analysed() || b.id().equals(e.id())) {
+                continue;
             }
-        }
-        for (String id : new String[] {next.baseline, extra}) {
-            Catalog.Entry e = id == null ? null : next.find(id);
-            if (e != null && !e.id().equals(self.id()) && e.summary().analysed() && !e.pruned() && !out.contains(id)) {
-                out.add(id);
-            }
+            buildHook.reached("source " + b.id());
+            HeapSnapshot baseline = HeapSnapshotFile.read(files.modelFile(b));
+            out.add(new StoreDirectory.Compared(b.id(), baseline.objectCount(),
+                SnapshotComparison.compute(baseline, model, model.analysis())));
         }
         return out;
     }
 
-    /** Builds the graph of the stored snapshot {@code e} from its model (no comparisons) and commits it. */
+    /**
+     * Builds the graph of the stored snapshot {@code e} from its model, with the comparisons its load made
+     * ({@link #comparedAgain}), and commits it.
+     */
     private void buildGraph(Catalog.Entry e) throws IOException {
-        Catalog.Entry withGraph = e.withGraph(Catalog.graphDirectory(e.file(), catalog.generation + 1));
-        Catalog next = catalog.replacing(withGraph);
-        build(next, Map.of(), List.of(withGraph), Progress.NONE, "building the graph of '" + e.id() + "'");
+        Catalog.Entry withGraph = e.withGraph(Catalog.graphDirectory(e.file(), catalog().generation + 1));
+        Catalog next = catalog().replacing(withGraph);
+        build(next, List.of(withGraph), null, false, Progress.NONE, "building the graph of '" + e.id() + "'");
     }
 
     /** Commits {@code next} (a delete, prune or setting: nothing to build) and removes what it no longer names. */
     private void commitOnly(Catalog next, String step) throws IOException {
         closeDatabase();
-        recover();
-        buildHook.reached(step);
-        next.write(dir);
-        catalog = next;
-        recover();
-    }
-
-    /**
-     * Brings the directory to the state the catalog describes: moves the current generation's pending
-     * snapshot and summary files into place, deletes files and graphs the catalog does not name (of deleted,
-     * replaced or pruned snapshots, of other generations) and half-built graphs.
-     */
-    private void recover() throws IOException {
-        long generation = catalog.generation;
-        Set<String> files = new HashSet<>();
-        Set<String> summaryFiles = new HashSet<>();
-        Set<String> graphs = new HashSet<>();
-        for (Catalog.Entry e : catalog.entries) {
-            summaryFiles.add(e.summaryFile());
-            Path pendingSummary = summariesDir.resolve(e.summaryFile() + PENDING + generation);
-            if (Files.exists(pendingSummary)) {
-                Files.move(pendingSummary, summariesDir.resolve(e.summaryFile()), StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-            }
-            if (e.pruned()) {
-                continue;
-            }
-            files.add(e.file());
-            if (e.graph() != null) {
-                graphs.add(e.graph());
-            }
-            Path pending = snapshotsDir.resolve(e.file() + PENDING + generation);
-            if (Files.exists(pending)) {
-                Files.move(pending, snapshotsDir.resolve(e.file()), StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-            }
-        }
-        Catalog.forceDirectory(snapshotsDir);
-        Catalog.forceDirectory(summariesDir);
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(snapshotsDir)) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                if (name.contains(PENDING) || (name.endsWith(".hsnap") && !files.contains(name))) {
-                    deleteQuietly(p);
-                }
-            }
-        }
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(summariesDir)) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                if (name.contains(PENDING) || !summaryFiles.contains(name)) {
-                    deleteQuietly(p);
-                }
-            }
-        }
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(graphsDir)) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                if (!graphs.contains(name)) {
-                    deleteQuietly(p); // also "empty", the graph of a store without snapshots: built again when asked
-                }
-            }
-        }
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                if (name.startsWith(BUILDING) || (name.startsWith("graph-") && !catalog.legacy)
-                    || name.equals(Catalog.FILE + ".tmp")) {
-                    deleteQuietly(p);
-                }
-            }
-        }
-    }
-
-    private void deleteQuietly(Path path) {
-        try {
-            deleteRecursively(path);
-        } catch (IOException | RuntimeException e) {
-            log.println("heapload: could not delete " + path + ": " + e);
-        }
+        files.commit(next, step);
     }
 
     static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            List<Path> all;
-            try (Stream<Path> walk = Files.walk(path)) {
-                all = walk.sorted(Comparator.reverseOrder()).toList();
-            }
-            for (Path p : all) {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (NoSuchFileException e) {
-                    // gone already
-                }
-            }
-        } else {
-            Files.deleteIfExists(path);
-        }
+        StoreDirectory.deleteRecursively(path);
+    }
+
+    private void deleteQuietly(Path path) {
+        files.deleteQuietly(path);
     }
 
     /** Page cache for a graph: its store files plus a quarter, at least 32 MiB, at most a quarter of RAM (≤ 8 GiB). */

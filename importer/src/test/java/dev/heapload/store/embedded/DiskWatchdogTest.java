@@ -67,7 +67,7 @@ class DiskWatchdogTest {
             AtomicBoolean aborted = new AtomicBoolean();
             ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
             PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
-            GraphStore.haltOnDiskFullHang = false;
+            DiskWatchdog.setHaltOnDiskFullHang(false);
             DiskWatchdog watchdog = new DiskWatchdog(disk, stuck, () -> aborted.set(true), log, () -> "the line");
             try {
                 Thread.sleep(3 * DiskWatchdog.PERIOD_MS);

@@ -1,7 +1,7 @@
 package dev.heapload.store.embedded;
 
 import dev.heapload.store.TestSnapshots;
-import dev.heapload.store.embedded.StoreInUseException;
+import dev.heapload.store.StoreInUseException;
 import dev.heapload.store.embedded.GraphStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import dev.heapload.store.StoreInUseException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

@@ -1,12 +1,12 @@
-package dev.heapload.store.embedded;
+package dev.heapload.store;
 
 import java.io.IOException;
 import java.util.Optional;
 
 /**
- * {@link GraphStore#open} found the store locked by another process: a load, a query, or {@code heapload serve}
+ * {@link StoreDirectory#open} found the store locked by another process: a load, a query, or {@code heapload serve}
  * (the message names which, with its pid, from the lock file). When it is
- * {@code heapload serve} (its {@link GraphStore#SERVING} file names a live process), {@link #servedBoltUri()} is the
+ * {@code heapload serve} (its {@link StoreDirectory#SERVING} file names a live process), {@link #servedBoltUri()} is the
  * Bolt URI it serves the store on (loopback; with the password of serve.password unless it runs with --no-auth),
  * so read-only commands can run there instead.
  */
@@ -38,7 +38,7 @@ public final class StoreInUseException extends IOException {
 
     /**
      * True when the holder is a live process running a query (its lock file says {@code command=a query}): it only
-     * reads and ends within its timeout, so another reader may wait for it ({@link GraphStore#openWaiting}).
+     * reads and ends within its timeout, so another reader may wait for it ({@link StoreDirectory#openWaiting}).
      */
     public boolean heldByQuery() {
         return heldByQuery;
@@ -56,7 +56,7 @@ public final class StoreInUseException extends IOException {
 
     /**
      * The password of user {@code neo4j} on the serving {@code heapload serve}, read from its
-     * {@link GraphStore#SERVE_PASSWORD} file (readable by the serving user only); empty when it serves without
+     * {@link StoreDirectory#SERVE_PASSWORD} file (readable by the serving user only); empty when it serves without
      * authentication ({@code --no-auth}) or the file cannot be read.
      */
     public Optional<String> servedPassword() {

@@ -1,0 +1,121 @@
+package dev.heapload.report.text;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.heapload.analysis.SnapshotComparison;
+import dev.heapload.model.HeapSnapshot;
+import dev.heapload.queries.ExploreCommands;
+import dev.heapload.queries.SafeText;
+
+/**
+ * The leak answer a load prints for a pair of snapshots: totals, the five largest leak groups with their retention
+ * paths one hop per line and each group's example head with the command that lists all its paths, then the next
+ * commands to run. Fed by the leak groups of the comparison the load made in memory
+ * ({@link SnapshotComparison#leakGroups}), so it prints before any graph is written; the rows are those of the saved
+ * query {@code leak-groups} on the stored pair (same order, same example head). Every string from the dump (ids,
+ * types, path lines, addresses) is printed in its {@link SafeText#visible} form.
+ */
+public final class LeakAnswer {
+
+    /** How many groups are printed; the others are counted in one line. */
+    public static final int SHOWN = 5;
+
+    private LeakAnswer() {
+    }
+
+    /**
+     * One leak group as the answer shows it.
+     *
+     * @param objects       new objects under its heads (heads included)
+     * @param newBytes      their shallow bytes
+     * @param retainedBytes sum of the heads' retained sizes, bytes
+     * @param heads         number of heads
+     * @param headType      the heads' type
+     * @param path          the retention path, one line per hop from the root
+     * @param example       address of the head with the largest retained size, or null
+     */
+    public record Group(long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
+                        String example) {
+    }
+
+    /** The groups of {@code comparison}, whose target is {@code target} (for the example heads' addresses). */
+    public static List<Group> groups(SnapshotComparison comparison, HeapSnapshot target) {
+        List<Group> groups = new ArrayList<>(comparison.leakGroups().size());
+        for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
+            groups.add(new Group(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.path(),
+                g.example() < 0 ? null : target.address(g.example())));
+        }
+        return groups;
+    }
+
+    /**
+     * The line printed before the answer when the pair looks like two processes
+     * ({@link SnapshotComparison#crossProcess}): the comparison is then by retention path. Nothing otherwise.
+     *
+     * @param baselineObjects the baseline's object count
+     */
+    public static void printCrossProcess(SnapshotComparison comparison, String baseline, long baselineObjects,
+                                         String target, PrintStream out) {
+        if (comparison.crossProcess()) {
+            out.printf(Locale.ROOT, "cross-process pair: %,d of the %,d objects of %s are in %s at the same "
+                    + "address, no root is (two runs?): compared by retention path, type and memory category instead%n",
+                comparison.sameObjects(), baselineObjects, SafeText.visible(baseline), SafeText.visible(target));
+        }
+    }
+
+    /**
+     * Prints the answer for {@code target} relative to {@code baseline}.
+     *
+     * @param groups       the pair's leak groups, largest first
+     * @param storeOptions the options naming the store for the printed commands, with a leading space
+     *                     ({@code " --db DIR"}), or empty
+     * @param command      the command the user runs heapload by ({@code heapload}, {@code ./heapload})
+     * @param served       whether {@code heapload serve} can serve the store (an embedded store): adds its line
+     */
+    public static void print(String baseline, String target, List<Group> groups, String storeOptions, String command,
+                             boolean served, PrintStream out) {
+        long totalObjects = 0;
+        long totalBytes = 0;
+        for (Group g : groups) {
+            totalObjects += g.objects();
+            totalBytes += g.newBytes();
+        }
+        out.printf(Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
+            SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, groups.size());
+        int shown = 0;
+        for (Group g : groups) {
+            if (shown++ == SHOWN) {
+                out.printf(Locale.ROOT, "  … %,d more group(s)%n", groups.size() - SHOWN);
+                break;
+            }
+            out.printf(Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
+                shown, g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), SafeText.visible(g.headType()));
+            for (String hop : g.path()) {
+                out.println("      " + SafeText.visible(hop));
+            }
+            if (g.example() != null) {
+                out.println("    example head " + SafeText.visible(g.example()) + " (largest retained size), all its paths:");
+                out.println("      " + named(ExploreCommands.paths(target, g.example(), storeOptions), command));
+            }
+        }
+        String exampleAddress = groups.stream().map(Group::example).filter(a -> a != null).findFirst().orElse(null);
+        out.println("next:");
+        out.println("  " + command + " query leak-groups -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  " + command + " query new-objects -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
+            + ExploreCommands.shellWord("target=" + target) + storeOptions);
+        out.println("  " + named(ExploreCommands.whyAlive(target, exampleAddress == null ? "ADDRESS" : exampleAddress,
+            storeOptions), command));
+        if (served) {
+            out.println("  " + command + " serve" + storeOptions + "      (Neo4j Browser on the store)");
+        }
+    }
+
+    /** {@code line} (a {@code heapload ...} command) with {@code heapload} replaced by {@code command}. */
+    private static String named(String line, String command) {
+        return line.startsWith("heapload ") ? command + line.substring("heapload".length()) : line;
+    }
+}
