@@ -6,6 +6,7 @@ import dev.heapload.store.DiskSpace;
 import dev.heapload.store.GraphInput;
 import dev.heapload.store.GraphSchema;
 import dev.heapload.store.SnapshotHistory;
+import dev.heapload.store.StoredSnapshots;
 import dev.heapload.store.StoredSummary;
 import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.SnapshotSummary;
@@ -102,9 +103,9 @@ public final class GraphStore implements AutoCloseable {
     /** The default store directory, relative to the working directory. */
     public static final Path DEFAULT_DIRECTORY = Path.of("heapload-db");
 
-    static final String SNAPSHOTS = "snapshots";
+    static final String SNAPSHOTS = StoredSnapshots.SNAPSHOTS;
     static final String GRAPHS = "graphs";
-    static final String SUMMARIES = "summaries";
+    static final String SUMMARIES = StoredSnapshots.SUMMARIES;
     static final String LOCK = "store.lock";
 
     /**
@@ -608,15 +609,7 @@ public final class GraphStore implements AutoCloseable {
      * @throws IOException when the catalog or file cannot be read or is damaged
      */
     public static HeapSnapshot readModel(Path dir, String id) throws IOException {
-        Path abs = dir.toAbsolutePath().normalize();
-        Catalog.Entry e = Catalog.read(abs).find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, abs.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, abs.toString());
-        }
-        return HeapSnapshotFile.read(abs.resolve(SNAPSHOTS).resolve(e.file()));
+        return StoredSnapshots.open(dir).model(id);
     }
 
     /**
