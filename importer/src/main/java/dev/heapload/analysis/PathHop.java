@@ -82,36 +82,28 @@ public record PathHop(String name, String kind, String keyType, String type, Str
      * (its lists hold no null), and the {@code pathNames} column of the queries that return a path.
      */
     public static List<String> pathNames(List<PathHop> hops) {
-        List<String> out = new ArrayList<>(hops.size());
-        for (PathHop h : hops) {
-            out.add(h.name() == null ? "" : h.name());
-        }
-        return out;
+        return each(hops, h -> h.name() == null ? "" : h.name());
     }
 
     /** A path's hop kinds, one per hop ({@value #ROOT_KIND} for the first): the graph's {@code pathKinds}. */
     public static List<String> pathKinds(List<PathHop> hops) {
-        List<String> out = new ArrayList<>(hops.size());
-        for (PathHop h : hops) {
-            out.add(h.kind());
-        }
-        return out;
+        return each(hops, PathHop::kind);
     }
 
     /** A path's key types, one per hop ({@code ""} for a hop without a name): the graph's {@code pathKeyTypes}. */
     public static List<String> pathKeyTypes(List<PathHop> hops) {
-        List<String> out = new ArrayList<>(hops.size());
-        for (PathHop h : hops) {
-            out.add(h.name() == null ? "" : h.keyType());
-        }
-        return out;
+        return each(hops, h -> h.name() == null ? "" : h.keyType());
     }
 
     /** A path's holder types, one per hop (the root object's type for the first): the graph's {@code pathTypes}. */
     public static List<String> pathTypes(List<PathHop> hops) {
+        return each(hops, PathHop::type);
+    }
+
+    private static List<String> each(List<PathHop> hops, java.util.function.Function<PathHop, String> part) {
         List<String> out = new ArrayList<>(hops.size());
         for (PathHop h : hops) {
-            out.add(h.type());
+            out.add(part.apply(h));
         }
         return out;
     }

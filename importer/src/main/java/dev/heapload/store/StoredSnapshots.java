@@ -66,7 +66,7 @@ public final class StoredSnapshots {
         if (cached != null) {
             return cached;
         }
-        Catalog.Entry e = withModel(id);
+        Catalog.Entry e = catalog.withModel(id, dir.toString());
         HeapSnapshot s = HeapSnapshotFile.read(dir.resolve(SNAPSHOTS).resolve(e.file()));
         models.put(id, s);
         return s;
@@ -90,16 +90,5 @@ public final class StoredSnapshots {
     public boolean hasSummary(String id) {
         Catalog.Entry e = catalog.find(id);
         return e != null && java.nio.file.Files.isRegularFile(dir.resolve(SUMMARIES).resolve(e.summaryFile()));
-    }
-
-    private Catalog.Entry withModel(String id) throws IOException {
-        Catalog.Entry e = catalog.find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, dir.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, dir.toString());
-        }
-        return e;
     }
 }

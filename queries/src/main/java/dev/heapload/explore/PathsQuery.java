@@ -130,16 +130,7 @@ public final class PathsQuery {
                     String name = snapshot.referenceName(r);
                     via = name != null ? name : "[" + snapshot.referenceKind(r) + "]";
                 }
-                List<Object> row = new ArrayList<>(COLUMNS.size());
-                row.add((long) number);
-                row.add((long) step);
-                row.add(snapshot.address(x));
-                row.add(snapshot.type(x));
-                row.add(snapshot.label(x));
-                row.add(via);
-                row.add(snapshot.shallowSize(x));
-                row.add(a.retainedSize()[x]);
-                rows.add(row);
+                rows.add(ModelRows.hop((long) number, step, snapshot, a, x, via));
             }
         }
         return new QueryResult(COLUMNS, rows, truncated);

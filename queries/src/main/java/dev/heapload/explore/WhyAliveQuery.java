@@ -45,33 +45,20 @@ public final class WhyAliveQuery {
         } else {
             path = new int[refs.length + 1];
             path[0] = refs.length == 0 ? object : s.referenceSource(refs[0]);
-            rows.add(row(s, a, "retention", 0, path[0], "root " + s.roots().get(a.rootOf()[path[0]]).name()));
+            rows.add(ModelRows.hop("retention", 0, s, a, path[0], "root " + s.roots().get(a.rootOf()[path[0]]).name()));
             for (int i = 0; i < refs.length; i++) {
                 int r = refs[i];
                 path[i + 1] = s.referenceTarget(r);
                 String frame = s.referenceFrame(r);
                 String via = PathHop.displayName(s.referenceName(r), s.referenceKind(r), s.keyType(r))
                     + (frame == null ? "" : " in frame " + frame);
-                rows.add(row(s, a, "retention", i + 1, path[i + 1], via));
+                rows.add(ModelRows.hop("retention", i + 1, s, a, path[i + 1], via));
             }
         }
         int[] dominators = RetentionPath.dominatorsAlong(a, path);
         for (int i = 0; i < dominators.length; i++) {
-            rows.add(row(s, a, "dominator", i, dominators[i], null));
+            rows.add(ModelRows.hop("dominator", i, s, a, dominators[i], null));
         }
         return ModelRows.limited(COLUMNS, rows, limit);
-    }
-
-    private static List<Object> row(HeapSnapshot s, HeapAnalysis a, String chain, long step, int o, String via) {
-        List<Object> row = new ArrayList<>(COLUMNS.size());
-        row.add(chain);
-        row.add(step);
-        row.add(s.address(o));
-        row.add(s.type(o));
-        row.add(s.label(o));
-        row.add(via);
-        row.add(s.shallowSize(o));
-        row.add(a.retainedSize()[o]);
-        return row;
     }
 }

@@ -915,14 +915,7 @@ public final class GraphStore implements AutoCloseable {
     }
 
     private Catalog.Entry entryWithGraph(String id) throws IOException {
-        Catalog.Entry e = catalog.find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, dir.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, dir.toString());
-        }
-        return e;
+        return catalog.withModel(id, dir.toString());
     }
 
     /**
