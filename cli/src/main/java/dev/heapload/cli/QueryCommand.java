@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import dev.heapload.explore.ModelQueries;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.SavedQuery;
@@ -50,6 +51,11 @@ final class QueryCommand implements Callable<Integer> {
         if ((name == null) == (statement == null)) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "give a saved query NAME (heapload queries lists them), a .cypher file, or -e CYPHER");
+        }
+        if (statement == null && ModelQueries.answers(name) && !options.store.bolt.remote()) {
+            // the embedded store answers these from its stored models, without Neo4j
+            options.runFromModelsAndPrint(resolve(spec.commandLine(), name));
+            return 0;
         }
         if (statement == null && PathsQuery.NAME.equals(name)) {
             options.runPathsAndPrint();

@@ -6,11 +6,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
+import dev.heapload.explore.ModelQueries;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
 import dev.heapload.store.SnapshotNotFoundException;
+import dev.heapload.store.StoredSnapshots;
 import dev.heapload.queries.QueryFailedException;
 import dev.heapload.queries.QueryParameter;
 import dev.heapload.queries.QueryResult;
@@ -78,6 +81,25 @@ final class QueryOptions {
             result = runOnStore(query, bound, timeout);
         }
         ResultWriter.write(result, fmt, csvRaw, Streams.out(spec));
+    }
+
+    /**
+     * A saved query of {@link ModelQueries} on the embedded store {@code --db}: answered from the stored models
+     * ({@link StoredSnapshots}, read without taking the store's lock), without Neo4j, with the
+     * same rows, one-line refusals and output as {@link #runAndPrint}; that runs it instead when the models cannot
+     * answer (a pruned or unanalysed snapshot).
+     */
+    void runFromModelsAndPrint(SavedQuery query) throws Exception {
+        ResultWriter.Format fmt = checkedFormat();
+        store.checked(spec);
+        Map<String, Object> bound = bind(query);
+        OutputFiles.requireStore(store.db);
+        Optional<QueryResult> result = ModelQueries.run(query, StoredSnapshots.open(store.db), bound, limit);
+        if (result.isEmpty()) {
+            runAndPrint(query);
+            return;
+        }
+        ResultWriter.write(result.get(), fmt, csvRaw, System.out);
     }
 
     /**

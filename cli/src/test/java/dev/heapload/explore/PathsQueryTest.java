@@ -104,8 +104,9 @@ class PathsQueryTest {
         QueryResult deep = PathsQuery.run(s, PathsQuery.bind(Map.of("snapshot", "deep", "address", chain(chain - 1))), 0);
         assertEquals(chain + 1, deep.rows().size());
         assertEquals("root registry", column(deep, "via").get(0));
+        List<Object> addresses = column(deep, "address");
         for (int i = 0; i < chain; i++) {
-            assertEquals(chain(i), column(deep, "address").get(1 + i));
+            assertEquals(chain(i), addresses.get(1 + i));
         }
         assertEquals(64L, column(deep, "retainedSize").get(chain));
 

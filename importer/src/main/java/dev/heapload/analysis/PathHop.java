@@ -1,5 +1,8 @@
 package dev.heapload.analysis;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import dev.heapload.model.HeapSnapshot;
 
 /**
@@ -72,6 +75,37 @@ public record PathHop(String name, String kind, String keyType, String type, Str
     /** This hop with its name replaced by the kind (a map's many keys folded into one hop). */
     public PathHop folded() {
         return new PathHop(null, kind, "", type, null);
+    }
+
+    /**
+     * A path's hop names as data, one per hop ({@code ""} for a hop without a name): the graph's {@code pathNames}
+     * (its lists hold no null), and the {@code pathNames} column of the queries that return a path.
+     */
+    public static List<String> pathNames(List<PathHop> hops) {
+        return each(hops, h -> h.name() == null ? "" : h.name());
+    }
+
+    /** A path's hop kinds, one per hop ({@value #ROOT_KIND} for the first): the graph's {@code pathKinds}. */
+    public static List<String> pathKinds(List<PathHop> hops) {
+        return each(hops, PathHop::kind);
+    }
+
+    /** A path's key types, one per hop ({@code ""} for a hop without a name): the graph's {@code pathKeyTypes}. */
+    public static List<String> pathKeyTypes(List<PathHop> hops) {
+        return each(hops, h -> h.name() == null ? "" : h.keyType());
+    }
+
+    /** A path's holder types, one per hop (the root object's type for the first): the graph's {@code pathTypes}. */
+    public static List<String> pathTypes(List<PathHop> hops) {
+        return each(hops, PathHop::type);
+    }
+
+    private static List<String> each(List<PathHop> hops, java.util.function.Function<PathHop, String> part) {
+        List<String> out = new ArrayList<>(hops.size());
+        for (PathHop h : hops) {
+            out.add(part.apply(h));
+        }
+        return out;
     }
 
     /** Hop 0 of a path: the root {@code rootName} (or {@code null}) holding {@code rootObject}. */

@@ -107,10 +107,7 @@ public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<I
         }
         buckets.sort(Comparator.comparing(Bucket::type).thenComparingInt(Bucket::category));
 
-        Comparator<Integer> largestFirst = (a, b) -> {
-            int c = Long.compare(retained[b], retained[a]);
-            return c != 0 ? c : snapshot.address(a).compareTo(snapshot.address(b));
-        };
+        Comparator<Integer> largestFirst = largestFirst(snapshot, retained);
         TopList all = new TopList(TOP_RETAINERS, largestFirst);
         Map<Integer, TopList> perCategory = new LinkedHashMap<>();
         for (Bucket b : buckets) {
@@ -131,6 +128,32 @@ public record SnapshotStatistics(List<Bucket> buckets, int[] topRetainers, Map<I
         }
         return new SnapshotStatistics(List.copyOf(buckets), top, byCategory, weakOnly,
             java.util.Collections.unmodifiableList(paths));
+    }
+
+    /**
+     * The {@code limit} reachable objects with the largest retained size, as {@link #topRetainers} lists them (largest
+     * first, ties by address text), without the rest of the statistics.
+     *
+     * @param limit at most this many, at most {@link #TOP_RETAINERS} to be the head of {@link #topRetainers}
+     * @return object ids; O(objects log limit)
+     */
+    public static int[] largestRetainers(HeapSnapshot snapshot, HeapAnalysis analysis, int limit) {
+        TopList top = new TopList(limit, largestFirst(snapshot, analysis.retainedSize()));
+        boolean[] reachable = analysis.reachable();
+        for (int o = 0, n = snapshot.objectCount(); o < n; o++) {
+            if (reachable[o]) {
+                top.offer(o);
+            }
+        }
+        return top.sorted();
+    }
+
+    /** Largest retained size first, then lower address text. */
+    private static Comparator<Integer> largestFirst(HeapSnapshot snapshot, long[] retained) {
+        return (a, b) -> {
+            int c = Long.compare(retained[b], retained[a]);
+            return c != 0 ? c : snapshot.address(a).compareTo(snapshot.address(b));
+        };
     }
 
     /** The {@code limit} best object ids in an order: a bounded heap whose head is the worst kept. */

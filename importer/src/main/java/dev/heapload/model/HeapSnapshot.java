@@ -195,6 +195,32 @@ public final class HeapSnapshot {
         return addresses[object];
     }
 
+    /**
+     * The object whose {@link #address} is exactly {@code address} (the dump's spelling: no case folding, no
+     * {@code 0x} added or dropped). A reader defines each address once, so at most one object matches.
+     *
+     * @return its id, or {@code -1} when no object has that address; O(objects) over the address column
+     */
+    public int objectAt(String address) {
+        long value = addressFormat.parse(address);
+        if (value >= 0) {
+            // opaque spellings have negative keys: a canonical spelling can only be a formatted address
+            for (int o = 0, n = addresses.length; o < n; o++) {
+                if (addresses[o] == value && (opaqueAddresses == null || opaqueAddresses[o] == null)) {
+                    return o;
+                }
+            }
+        }
+        if (opaqueAddresses != null) {
+            for (int o = 0; o < opaqueAddresses.length; o++) {
+                if (address.equals(opaqueAddresses[o])) {
+                    return o;
+                }
+            }
+        }
+        return -1;
+    }
+
     /** How addresses were spelled in the dump. */
     public AddressFormat addressFormat() {
         return addressFormat;

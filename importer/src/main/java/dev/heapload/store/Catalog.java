@@ -115,6 +115,24 @@ public final class Catalog {
         return new Catalog(generation + 1, list, baseline, false);
     }
 
+    /**
+     * The entry of snapshot {@code id} when it still has its graph and model.
+     *
+     * @param store the store directory, for the messages
+     * @throws SnapshotNotFoundException when the catalog has no snapshot {@code id}
+     * @throws SnapshotPrunedException   when it was pruned
+     */
+    public Entry withModel(String id, String store) throws IOException {
+        Entry e = find(id);
+        if (e == null) {
+            throw new SnapshotNotFoundException(id, store);
+        }
+        if (e.pruned()) {
+            throw new SnapshotPrunedException(id, store);
+        }
+        return e;
+    }
+
     public Entry find(String id) {
         for (Entry e : entries) {
             if (e.id().equals(id)) {

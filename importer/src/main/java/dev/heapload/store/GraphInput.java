@@ -804,22 +804,10 @@ public final class GraphInput implements Input {
          * {@code pathKinds}, {@code pathKeyTypes} and {@code pathTypes} ({@link PathHop}; Neo4j lists hold no null).
          */
         private static void hops(InputEntityVisitor v, List<PathHop> hops) {
-            int k = hops.size();
-            String[] names = new String[k];
-            String[] kinds = new String[k];
-            String[] keyTypes = new String[k];
-            String[] types = new String[k];
-            for (int i = 0; i < k; i++) {
-                PathHop h = hops.get(i);
-                names[i] = h.name() == null ? "" : h.name();
-                kinds[i] = h.kind();
-                keyTypes[i] = h.name() == null ? "" : h.keyType();
-                types[i] = h.type();
-            }
-            v.property(GraphSchema.PATH_NAMES, names);
-            v.property(GraphSchema.PATH_KINDS, kinds);
-            v.property(GraphSchema.PATH_KEY_TYPES, keyTypes);
-            v.property(GraphSchema.PATH_TYPES, types);
+            v.property(GraphSchema.PATH_NAMES, PathHop.pathNames(hops).toArray(String[]::new));
+            v.property(GraphSchema.PATH_KINDS, PathHop.pathKinds(hops).toArray(String[]::new));
+            v.property(GraphSchema.PATH_KEY_TYPES, PathHop.pathKeyTypes(hops).toArray(String[]::new));
+            v.property(GraphSchema.PATH_TYPES, PathHop.pathTypes(hops).toArray(String[]::new));
         }
 
         @Override

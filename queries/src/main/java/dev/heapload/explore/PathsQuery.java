@@ -1,7 +1,6 @@
 package dev.heapload.explore;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,21 +82,14 @@ public final class PathsQuery {
 
     /**
      * Finds the object at {@code address} in {@code snapshot}, trying the spellings of
-     * {@link QueryRunner#addressSpellings} (any case, with or without {@code 0x}).
+     * {@link QueryRunner#addressSpellings} (any case, with or without {@code 0x}) in order, as every saved query
+     * resolves an address ({@link ModelQueries#object}).
      *
      * @return the object id
      * @throws QueryFailedException one line when no object has that address
      */
     public static int object(HeapSnapshot snapshot, String address) throws QueryFailedException {
-        Set<String> spellings = new HashSet<>(QueryRunner.addressSpellings(address));
-        for (int o = 0, n = snapshot.objectCount(); o < n; o++) {
-            if (spellings.contains(snapshot.address(o))) {
-                return o;
-            }
-        }
-        throw new QueryFailedException("no object at address '" + SafeText.visible(address) + "' in snapshot '"
-            + SafeText.visible(snapshot.info().id()) + "' (give it as largest-retainers or the leak answer prints it; "
-            + "any case, with or without 0x)");
+        return ModelQueries.object(snapshot, snapshot.info().id(), address);
     }
 
     /**
@@ -138,16 +130,7 @@ public final class PathsQuery {
                     String name = snapshot.referenceName(r);
                     via = name != null ? name : "[" + snapshot.referenceKind(r) + "]";
                 }
-                List<Object> row = new ArrayList<>(COLUMNS.size());
-                row.add((long) number);
-                row.add((long) step);
-                row.add(snapshot.address(x));
-                row.add(snapshot.type(x));
-                row.add(snapshot.label(x));
-                row.add(via);
-                row.add(snapshot.shallowSize(x));
-                row.add(a.retainedSize()[x]);
-                rows.add(row);
+                rows.add(ModelRows.hop((long) number, step, snapshot, a, x, via));
             }
         }
         return new QueryResult(COLUMNS, rows, truncated);

@@ -7,6 +7,7 @@ import dev.heapload.store.GraphInput;
 import dev.heapload.store.GraphSchema;
 import dev.heapload.store.SnapshotExistsException;
 import dev.heapload.store.SnapshotHistory;
+import dev.heapload.store.StoredSnapshots;
 import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.SnapshotPrunedException;
 import dev.heapload.store.SnapshotSummary;
@@ -326,15 +327,7 @@ public final class GraphStore implements AutoCloseable {
      * @throws IOException when the catalog or file cannot be read or is damaged
      */
     public static HeapSnapshot readModel(Path dir, String id) throws IOException {
-        Path abs = dir.toAbsolutePath().normalize();
-        Catalog.Entry e = Catalog.read(abs).find(id);
-        if (e == null) {
-            throw new SnapshotNotFoundException(id, abs.toString());
-        }
-        if (e.pruned()) {
-            throw new SnapshotPrunedException(id, abs.toString());
-        }
-        return HeapSnapshotFile.read(abs.resolve(SNAPSHOTS).resolve(e.file()));
+        return StoredSnapshots.open(dir).model(id);
     }
 
     /**
