@@ -193,11 +193,13 @@ public final class HeapLoad implements Callable<Integer> {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
                 printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
+                String storeOptions = db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString());
+                printOrder(snapshots.get(0), snapshots.get(snapshots.size() - 1), storeOptions, out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
                 var result = dev.heapload.queries.QueryRunner.run(store.databaseFor(query.name(),
                         Map.of("baseline", baseline, "target", target)), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
-                printLeakAnswer(result, baseline, target, db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString()), out);
+                printLeakAnswer(result, baseline, target, storeOptions, out);
             }
         } finally {
             try {
@@ -226,6 +228,19 @@ public final class HeapLoad implements Callable<Integer> {
     }
 
     /**
+     * One line before the leak answer when the pair looks swapped ({@link dev.heapload.analysis.PairOrder}): the
+     * stored comparison the other way round is one query away.
+     */
+    private static void printOrder(HeapSnapshot baseline, HeapSnapshot target, String storeOptions, PrintStream out) {
+        String reason = dev.heapload.analysis.PairOrder.swapped(baseline, target);
+        if (reason != null) {
+            out.println(dev.heapload.report.text.GrowthText.swapped(reason, commandName() + " query leak-groups -p "
+                + ExploreCommands.shellWord("baseline=" + target.info().id()) + " -p "
+                + ExploreCommands.shellWord("target=" + baseline.info().id()) + storeOptions));
+        }
+    }
+
+    /**
      * The leak answer for two snapshots: the saved query {@code leak-groups} with the first file as baseline and
      * the last as target, its top groups with their one-line-per-hop retention paths, and the next commands.
      */
@@ -239,18 +254,37 @@ public final class HeapLoad implements Callable<Integer> {
         int headType = columns.indexOf("headType");
         int path = columns.indexOf("path");
         int example = columns.indexOf("example");
+        int verdict = columns.indexOf("verdict");
+        // replaced groups (churn) are listed apart, one line each, never as leaks
+        List<List<Object>> leaks = new java.util.ArrayList<>();
+        List<List<Object>> replaced = new java.util.ArrayList<>();
+        for (List<Object> row : result.rows()) {
+            (verdict >= 0 && "replaced".equals(row.get(verdict)) ? replaced : leaks).add(row);
+        }
         long totalObjects = 0;
         long totalBytes = 0;
-        for (List<Object> row : result.rows()) {
+        for (List<Object> row : leaks) {
             totalObjects += ((Number) row.get(objects)).longValue();
             totalBytes += ((Number) row.get(newBytes)).longValue();
         }
-        out.printf(java.util.Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
-            SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, result.rows().size());
+        if (leaks.isEmpty() && !replaced.isEmpty()) {
+            long o = 0;
+            long b = 0;
+            for (List<Object> row : replaced) {
+                o += ((Number) row.get(objects)).longValue();
+                b += ((Number) row.get(newBytes)).longValue();
+            }
+            out.println(dev.heapload.report.text.GrowthText.noGrowth(baseline, target, o, b, replaced.size()));
+        } else {
+            out.printf(java.util.Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%s%n",
+                SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, leaks.size(),
+                replaced.isEmpty() ? "" : String.format(java.util.Locale.ROOT, "; %,d replaced group(s) listed apart",
+                    replaced.size()));
+        }
         int shown = 0;
-        for (List<Object> row : result.rows()) {
+        for (List<Object> row : leaks) {
             if (shown++ == 5) {
-                out.printf(java.util.Locale.ROOT, "  … %,d more group(s)%n", result.rows().size() - 5);
+                out.printf(java.util.Locale.ROOT, "  … %,d more group(s)%n", leaks.size() - 5);
                 break;
             }
             out.printf(java.util.Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
@@ -260,13 +294,36 @@ public final class HeapLoad implements Callable<Integer> {
             for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
                 out.println("      " + SafeText.visible(String.valueOf(hop)));
             }
+            String growth = verdictLine(columns, row, baseline);
+            if (growth != null) {
+                out.println("    " + growth);
+            }
             if (example >= 0 && row.get(example) instanceof String address) {
                 out.println("    example head " + SafeText.visible(address) + " (largest retained size), all its paths:");
                 out.println("      " + ExploreCommands.paths(target, address, storeOptions)
                     .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(commandName() + " ")));
             }
         }
-        String exampleAddress = example < 0 ? null : result.rows().stream()
+        if (!replaced.isEmpty()) {
+            out.println(dev.heapload.report.text.GrowthText.replacedHeading(replaced.size()));
+            int listed = 0;
+            for (List<Object> row : replaced) {
+                if (listed++ == REPLACED_SHOWN) {
+                    out.printf(java.util.Locale.ROOT, "  … %,d more replaced group(s)%n", replaced.size() - REPLACED_SHOWN);
+                    break;
+                }
+                Object hops = row.get(path);
+                List<String> lines = new java.util.ArrayList<>();
+                for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
+                    lines.add(String.valueOf(hop));
+                }
+                out.println("  " + dev.heapload.report.text.GrowthText.replaced(((Number) row.get(heads)).longValue(),
+                    String.valueOf(row.get(headType)), ((Number) row.get(objects)).longValue(),
+                    ((Number) row.get(newBytes)).longValue(), number(columns, row, "freedObjects"),
+                    number(columns, row, "freedBytes"), lines));
+            }
+        }
+        String exampleAddress = example < 0 ? null : leaks.stream()
             .map(r -> r.get(example)).filter(String.class::isInstance).map(String.class::cast).findFirst().orElse(null);
         String self = commandName();
         out.println("next:");
@@ -279,6 +336,28 @@ public final class HeapLoad implements Callable<Integer> {
         if (!storeOptions.contains("--uri")) {
             out.println("  " + self + " serve" + storeOptions + "      (Neo4j Browser on the store)");
         }
+    }
+
+    /** How many replaced groups the leak answer lists, one line each (leak-groups has them all). */
+    static final int REPLACED_SHOWN = 10;
+
+    /** The verdict line of a {@code leak-groups} row ({@code GrowthText#verdict}), or null without a verdict. */
+    private static String verdictLine(List<String> columns, List<Object> row, String baseline) {
+        int v = columns.indexOf("verdict");
+        int before = columns.indexOf("baselineHeads");
+        if (v < 0 || !(row.get(v) instanceof String verdict)) {
+            return null;
+        }
+        return dev.heapload.report.text.GrowthText.verdict(verdict, number(columns, row, "netObjects"),
+            number(columns, row, "netBytes"), before >= 0 && row.get(before) instanceof Number n ? n.longValue() : null,
+            number(columns, row, "freedHeads"), number(columns, row, "freedObjects"), number(columns, row, "freedBytes"),
+            String.valueOf(row.get(columns.indexOf("headType"))), baseline);
+    }
+
+    /** A number column of a row, 0 when absent or null. */
+    private static long number(List<String> columns, List<Object> row, String column) {
+        int i = columns.indexOf(column);
+        return i >= 0 && row.get(i) instanceof Number n ? n.longValue() : 0;
     }
 
     /**
@@ -491,14 +570,15 @@ public final class HeapLoad implements Callable<Integer> {
                 String baseline = ids.get(0);
                 String target = ids.get(ids.size() - 1);
                 printCrossProcess(snapshots.get(0), snapshots.get(snapshots.size() - 1), out);
+                String storeOptions = " --uri " + remote.uri() + (remote.database() == null ? "" : " --database " + remote.database());
+                printOrder(snapshots.get(0), snapshots.get(snapshots.size() - 1), storeOptions, out);
                 var query = dev.heapload.queries.QueryLibrary.builtIn().get("leak-groups");
                 Map<String, Object> pair = Map.of("baseline", baseline, "target", target);
                 // the load compared its files with each other; should that pair be missing, it is compared now
                 remote.compareFor(query.name(), pair);
                 var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
                     pair, 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
-                printLeakAnswer(result, baseline, target, " --uri " + remote.uri()
-                    + (remote.database() == null ? "" : " --database " + remote.database()), out);
+                printLeakAnswer(result, baseline, target, storeOptions, out);
             }
         } finally {
             try {
