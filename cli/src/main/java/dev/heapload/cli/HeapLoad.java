@@ -37,6 +37,11 @@ import picocli.CommandLine.Parameters;
             + "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths, "
             + "dominators, retained size), and prints a summary of each.",
         "",
+        "Two files (before after): the leak answer, what grew from one to the other; a cache or bounded history that "
+            + "only replaced its entries is listed apart as replaced. Three or more files of one process (s1 s2 s3 ...): "
+            + "also the groups that grew at every step (rules out one-off growth such as a cache filling up) and the "
+            + "survivors (new in s2, still alive in the last: repeat or undo the action between the last two).",
+        "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
@@ -55,7 +60,8 @@ public final class HeapLoad implements Callable<Integer> {
     /** Exit code for bad input. */
     static final int BAD_INPUT = 1;
 
-    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Dump files to load, in order.")
+    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Dump files to load, in order: the baseline (oldest) "
+        + "first, the target last.")
     List<Path> files = List.of();
 
     @Option(names = "--db", paramLabel = "DIR", description = "Store directory (default: ${DEFAULT-VALUE}).",
@@ -200,6 +206,9 @@ public final class HeapLoad implements Callable<Integer> {
                         Map.of("baseline", baseline, "target", target)), query,
                     Map.of("baseline", baseline, "target", target), 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, storeOptions, out);
+                if (snapshots.size() >= 3) {
+                    printSteps(store.history(), ids, snapshots, out);
+                }
             }
         } finally {
             try {
@@ -225,6 +234,17 @@ public final class HeapLoad implements Callable<Integer> {
                     + "address, no root is (two runs?): compared by retention path, type and memory category instead%n",
                 target.objectCount() - diff.newCount(), baseline.objectCount(), baseline.info().id(), target.info().id());
         }
+    }
+
+    /**
+     * After the leak answer of three or more files: the groups that grew at every step (each file compared with the
+     * one before it) and the survivor view (new in the second file, alive in the last).
+     */
+    private static void printSteps(List<dev.heapload.store.SnapshotHistory> history, List<String> ids,
+                                   List<HeapSnapshot> snapshots, PrintStream out) {
+        dev.heapload.report.text.StepsText.printGrowing(dev.heapload.report.text.StepsText.steps(history, ids), out);
+        dev.heapload.report.text.StepsText.printSurvivors(dev.heapload.analysis.SurvivorView.compute(snapshots.get(0),
+            snapshots.get(1), snapshots.get(snapshots.size() - 1)), out);
     }
 
     /**
@@ -579,6 +599,9 @@ public final class HeapLoad implements Callable<Integer> {
                 var result = dev.heapload.queries.RemoteQueryRunner.run(remote.driver(), remote.database(), query,
                     pair, 0, dev.heapload.queries.QueryRunner.DEFAULT_TIMEOUT);
                 printLeakAnswer(result, baseline, target, storeOptions, out);
+                if (snapshots.size() >= 3) {
+                    printSteps(remote.history(), ids, snapshots, out);
+                }
             }
         } finally {
             try {

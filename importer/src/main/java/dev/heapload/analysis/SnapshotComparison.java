@@ -629,6 +629,16 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
     }
 
+    /**
+     * The objects of {@code mask} that are reachable in {@code target}, grouped as leak groups are (by the retention
+     * path and type of their topmost masked object), largest first (new bytes, objects, head type, path); verdict
+     * {@link Verdict#NEW} without net growth. For views other than "new relative to a baseline", e.g. the survivors of
+     * {@link SurvivorView}.
+     */
+    public static List<LeakGroup> groups(HeapSnapshot target, HeapAnalysis analysis, boolean[] mask) {
+        return leakGroups(target, analysis, mask, null);
+    }
+
     /** Holder object, reference kind and head type packed into one key. */
     private static long holderKey(HeapSnapshot s, int holder, int reference, int head) {
         return ((long) holder << 32) | ((long) s.referenceKindId(reference) << 24) | s.typeId(head);
