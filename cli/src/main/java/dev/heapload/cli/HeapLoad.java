@@ -314,14 +314,14 @@ public final class HeapLoad implements Callable<Integer> {
             for (Object hop : hops instanceof List<?> list ? list : List.of(String.valueOf(hops))) {
                 out.println("      " + SafeText.visible(String.valueOf(hop)));
             }
-            String growth = verdictLine(columns, row, baseline);
-            if (growth != null) {
-                out.println("    " + growth);
-            }
             if (example >= 0 && row.get(example) instanceof String address) {
                 out.println("    example head " + SafeText.visible(address) + " (largest retained size), all its paths:");
                 out.println("      " + ExploreCommands.paths(target, address, storeOptions)
                     .replaceFirst("^heapload ", java.util.regex.Matcher.quoteReplacement(commandName() + " ")));
+            }
+            String growth = verdictLine(columns, row, baseline);
+            if (growth != null) {
+                out.println("    " + growth);
             }
         }
         if (!replaced.isEmpty()) {
