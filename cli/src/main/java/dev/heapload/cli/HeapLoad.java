@@ -39,6 +39,11 @@ import picocli.CommandLine.Parameters;
             + "Neo4j store, computing what the VM's GC would keep (weak-aware reachability, retention paths, "
             + "dominators, retained size), and prints a summary of each.",
         "",
+        "Two files (before after): the leak answer, what grew from one to the other; a cache or bounded history that "
+            + "only replaced its entries is listed apart as replaced. Three or more files of one process (s1 s2 s3 ...): "
+            + "also the groups that grew at every step (rules out one-off growth such as a cache filling up) and the "
+            + "survivors (new in s2, still alive in the last: repeat or undo the action between the last two).",
+        "",
         "Example: heapload testdata/luau/event-listeners/after.json"},
     subcommands = {SnapshotsCommand.class, MicroPythonCommand.class, TreeCommand.class, ExportCommand.class, QueriesCommand.class, QueryCommand.class,
         CypherCommand.class, TrendCommand.class, ReportCommand.class, ServeCommand.class, PruneCommand.class, CommandLine.HelpCommand.class,
@@ -57,7 +62,8 @@ public final class HeapLoad implements Callable<Integer> {
     /** Exit code for bad input. */
     static final int BAD_INPUT = 1;
 
-    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Dump files to load, in order.")
+    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Dump files to load, in order: the baseline (oldest) "
+        + "first, the target last.")
     List<Path> files = List.of();
 
     @Option(names = "--db", paramLabel = "DIR", description = "Store directory (default: ${DEFAULT-VALUE}).",
@@ -215,6 +221,9 @@ public final class HeapLoad implements Callable<Integer> {
             String storeOptions = db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString());
             printLoaded(snapshots, db.toAbsolutePath().normalize().toString(), readTimes, bars, out);
             printAnswer(snapshots, ids, load.comparisons(ids.get(ids.size() - 1)), storeOptions, true, out);
+            if (snapshots.size() >= 3) {
+                printSteps(store.history(), ids, snapshots, out);
+            }
             out.flush();
             if (graph) {
                 StoreDirectory files = store;
@@ -256,8 +265,35 @@ public final class HeapLoad implements Callable<Integer> {
             return;
         }
         LeakAnswer.printCrossProcess(pair.comparison(), pair.baseline(), pair.baselineObjects(), targetId, out);
+        if (snapshots.size() >= 2) {
+            printOrder(snapshots.get(0), target, storeOptions, out);
+        }
         LeakAnswer.print(pair.baseline(), targetId, LeakAnswer.groups(pair.comparison(), target), storeOptions,
             commandName(), served, out);
+    }
+
+    /**
+     * After the leak answer of three or more files: the groups that grew at every step (each file compared with the
+     * one before it) and the survivor view (new in the second file, alive in the last).
+     */
+    private static void printSteps(List<dev.heapload.store.SnapshotHistory> history, List<String> ids,
+                                   List<HeapSnapshot> snapshots, PrintStream out) {
+        dev.heapload.report.text.StepsText.printGrowing(dev.heapload.report.text.StepsText.steps(history, ids), out);
+        dev.heapload.report.text.StepsText.printSurvivors(dev.heapload.analysis.SurvivorView.compute(snapshots.get(0),
+            snapshots.get(1), snapshots.get(snapshots.size() - 1)), out);
+    }
+
+    /**
+     * One line before the leak answer when the pair looks swapped ({@link dev.heapload.analysis.PairOrder}): the
+     * stored comparison the other way round is one query away.
+     */
+    private static void printOrder(HeapSnapshot baseline, HeapSnapshot target, String storeOptions, PrintStream out) {
+        String reason = dev.heapload.analysis.PairOrder.swapped(baseline, target);
+        if (reason != null) {
+            out.println(dev.heapload.report.text.GrowthText.swapped(reason, commandName() + " query leak-groups -p "
+                + ExploreCommands.shellWord("baseline=" + target.info().id()) + " -p "
+                + ExploreCommands.shellWord("target=" + baseline.info().id()) + storeOptions));
+        }
     }
 
     /**
@@ -303,6 +339,28 @@ public final class HeapLoad implements Callable<Integer> {
         }
         return List.of(new StoreDirectory.Compared(ids.get(0), first.objectCount(),
             dev.heapload.analysis.SnapshotComparison.compute(first, last, last.analysis())));
+    }
+
+    /** How many replaced groups the leak answer lists, one line each (leak-groups has them all). */
+    static final int REPLACED_SHOWN = 10;
+
+    /** The verdict line of a {@code leak-groups} row ({@code GrowthText#verdict}), or null without a verdict. */
+    private static String verdictLine(List<String> columns, List<Object> row, String baseline) {
+        int v = columns.indexOf("verdict");
+        int before = columns.indexOf("baselineHeads");
+        if (v < 0 || !(row.get(v) instanceof String verdict)) {
+            return null;
+        }
+        return dev.heapload.report.text.GrowthText.verdict(verdict, number(columns, row, "netObjects"),
+            number(columns, row, "netBytes"), before >= 0 && row.get(before) instanceof Number n ? n.longValue() : null,
+            number(columns, row, "freedHeads"), number(columns, row, "freedObjects"), number(columns, row, "freedBytes"),
+            String.valueOf(row.get(columns.indexOf("headType"))), baseline);
+    }
+
+    /** A number column of a row, 0 when absent or null. */
+    private static long number(List<String> columns, List<Object> row, String column) {
+        int i = columns.indexOf(column);
+        return i >= 0 && row.get(i) instanceof Number n ? n.longValue() : 0;
     }
 
     /**
@@ -520,6 +578,9 @@ public final class HeapLoad implements Callable<Integer> {
             remote.load(snapshots, replace, baseline, bars);
             bars.end();
             out.println(graphLine(bars, "graph:", "; ready for queries and cypher"));
+            if (snapshots.size() >= 3) {
+                printSteps(remote.history(), ids, snapshots, out);
+            }
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(interruptNotice);

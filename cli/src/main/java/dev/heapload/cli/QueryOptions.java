@@ -99,7 +99,7 @@ final class QueryOptions {
             runAndPrint(query);
             return;
         }
-        ResultWriter.write(result.get(), fmt, csvRaw, System.out);
+        ResultWriter.write(result.get(), fmt, csvRaw, Streams.out(spec));
     }
 
     /**

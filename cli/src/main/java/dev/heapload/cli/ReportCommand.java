@@ -95,7 +95,8 @@ final class ReportCommand implements Callable<Integer> {
 
     @Option(names = "--fail-on", paramLabel = "GATE",
         description = "Exit 3 when METRIC OP NUMBER[UNIT] holds (repeatable): new-retained-bytes, new-bytes, new-objects, "
-            + "leak-groups; > >= < <= ==; B KiB MiB GiB. Example: 'new-retained-bytes>100KiB'.")
+            + "net-bytes, net-objects (new minus freed at the groups' paths), leak-groups; > >= < <= ==; B KiB MiB GiB. "
+            + "Over the leak groups that are not known and not replaced (churn). Example: 'net-bytes>100KiB'.")
     List<String> failOn = new ArrayList<>();
 
     @Option(names = "--known", paramLabel = "FILE", description = "Known leaks: fingerprints or retention-path patterns, one a line.")
@@ -233,6 +234,10 @@ final class ReportCommand implements Callable<Integer> {
             SafeText.visible(report.baseline().id()),
             hl.newObjects(), hl.newBytes(), hl.leakGroups(), hl.leakObjects(), hl.leakBytes(), hl.newRetainedBytes(),
             hl.knownLeakGroups());
+        if (hl.replacedGroups() > 0 || hl.netObjects() != hl.leakObjects() || hl.netBytes() != hl.leakBytes()) {
+            stdout.printf(Locale.ROOT, "growth: net %+,d objects, %+,d bytes in the leak groups; %,d replaced group(s) "
+                + "(churn, not leaks)%n", hl.netObjects(), hl.netBytes(), hl.replacedGroups());
+        }
         for (LeakReport.GateResult g : report.gates()) {
             stdout.printf(Locale.ROOT, "gate %s: %s (%s = %,d)%n", g.failed() ? "FAILED" : "passed", SafeText.visible(g.expression()), g.metric(),
                 g.actual());

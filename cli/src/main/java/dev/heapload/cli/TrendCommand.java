@@ -26,7 +26,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--csv-raw] [--svg FILE] [--db DIR | --uri URI]}:
+ * {@code heapload trend [--category N] [--by-category] [--format table|csv|json] [--csv-raw] [--svg FILE] [--db DIR | --uri URI]}
+ * (or {@code --leak FINGERPRINT}, or {@code --steps}: the groups that grew at every step and the survivors):
  * the history of a store: objects and bytes of every snapshot in load order (saved query {@code trend}), or of one
  * memory category ({@code --category N}), or of every category ({@code --by-category}, saved query
  * {@code trend-categories}); with {@code --svg} also the chart ({@link TrendChartSvg}). Reads only the precomputed
@@ -69,6 +70,12 @@ final class TrendCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     int growingNights;
 
+    @Option(names = "--steps",
+        description = "Over the store's snapshots in load order (with --growing-nights N: the last N+1): the leak groups "
+            + "that grew at every step (net objects above 0 against the snapshot before), with their growth per step, "
+            + "and the survivors (new in the second of them, still alive in the last). As heapload s1 s2 s3 prints.")
+    boolean steps;
+
     @CommandLine.Mixin
     StoreOptions store = new StoreOptions();
 
@@ -92,6 +99,20 @@ final class TrendCommand implements Callable<Integer> {
         OutputFiles.requireDirectoryOf(spec.commandLine(), "--svg", svg == null ? null : svg.toString());
         Duration timeout = store.checked(spec);
         Path db = store.db;
+        if (steps) {
+            if (leak != null || category != null || byCategory || svg != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--steps goes with --db or --uri and --growing-nights only");
+            }
+            if (growingNights < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--growing-nights must be at least 1");
+            }
+            boolean last = spec.commandLine().getParseResult().hasMatchedOption("--growing-nights");
+            try (dev.heapload.store.SnapshotStore opened = store.bolt.open(db, Streams.err(spec),
+                Duration.ofSeconds(timeout.toSeconds() + 30))) {
+                return printSteps(opened.history(), last, store.bolt.remote() ? null : opened, opened.place());
+            }
+        }
         if (leak != null) {
             if (!leak.matches("[0-9a-fA-F]{" + dev.heapload.report.LeakFingerprint.LENGTH + "}")) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--leak takes a leak group's fingerprint: "
@@ -174,6 +195,45 @@ final class TrendCommand implements Callable<Integer> {
             + (s.growing() ? "GROWING: gained objects in each of the last " + growingNights + " snapshots"
                 : "not growing (did not gain objects in each of the last " + growingNights + " snapshots)");
         (fmt == ResultWriter.Format.TABLE ? out : Streams.err(spec)).println(line);
+        return 0;
+    }
+
+    /**
+     * {@code --steps}: the groups that grew at every step of the chosen snapshots and, from the stored models (not over
+     * Bolt, not for pruned snapshots), the survivors of the second in the last.
+     *
+     * @param last   only the last {@code --growing-nights}+1 snapshots
+     * @param models the embedded store's files, or {@code null} over Bolt
+     */
+    private int printSteps(List<dev.heapload.store.SnapshotHistory> history, boolean last, dev.heapload.store.SnapshotStore models, String where)
+        throws IOException {
+        List<String> ids = new ArrayList<>();
+        for (var h : history) {
+            ids.add(h.snapshot().id());
+        }
+        if (last && ids.size() > growingNights + 1) {
+            ids = new ArrayList<>(ids.subList(ids.size() - growingNights - 1, ids.size()));
+        }
+        if (ids.size() < 2) {
+            throw new IOException("the store " + where + " holds " + ids.size() + " snapshot(s): --steps needs at least two");
+        }
+        PrintStream out = Streams.out(spec);
+        dev.heapload.report.text.StepsText.printGrowing(dev.heapload.report.text.StepsText.steps(history, ids), out);
+        if (ids.size() < 3) {
+            return 0;
+        }
+        String first = ids.get(0);
+        String second = ids.get(1);
+        String third = ids.get(ids.size() - 1);
+        if (models == null) {
+            out.println("survivors: not available over Bolt (they need the heap models of the embedded store)");
+        } else if (models.isPruned(first) || models.isPruned(second) || models.isPruned(third)) {
+            out.println("survivors: not available, a snapshot of " + SafeText.visible(first) + ", "
+                + SafeText.visible(second) + ", " + SafeText.visible(third) + " was pruned (its model is gone)");
+        } else {
+            dev.heapload.report.text.StepsText.printSurvivors(dev.heapload.analysis.SurvivorView.compute(
+                models.model(first), models.model(second), models.model(third)), out);
+        }
         return 0;
     }
 

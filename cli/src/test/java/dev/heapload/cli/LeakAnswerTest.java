@@ -52,6 +52,17 @@ class LeakAnswerTest {
         return Files.readString(TESTDATA.resolve("golden").resolve("leak-answer." + name + ".txt"), StandardCharsets.UTF_8);
     }
 
+    /**
+     * The golden answer {@code name}; with {@code -Dheapload.golden.update=true} first replaced by {@code got} (then
+     * review the change with {@code git diff testdata/golden}).
+     */
+    private static String golden(String name, String got) throws IOException {
+        if (Boolean.getBoolean("heapload.golden.update")) {
+            Files.writeString(TESTDATA.resolve("golden").resolve("leak-answer." + name + ".txt"), got, StandardCharsets.UTF_8);
+        }
+        return golden(name);
+    }
+
     @Test
     void theBundledPairsGiveTheGoldenAnswers() throws IOException {
         List<String> wrong = new ArrayList<>();
@@ -59,7 +70,7 @@ class LeakAnswerTest {
             {"weak-tables-nogc-lua51", "lua/weak-tables-nogc/lua51"}, {"weak-tables-nogc-lua54", "lua/weak-tables-nogc/lua54"}}) {
             Path dir = TESTDATA.resolve(c[1]);
             String got = loadAnswer(c[0], dir.resolve("before.json"), dir.resolve("after.json"));
-            if (!got.equals(golden(c[0]))) {
+            if (!got.equals(golden(c[0], got))) {
                 wrong.add(c[0] + ":\n" + got);
             }
         }
@@ -71,7 +82,8 @@ class LeakAnswerTest {
     void aCrossProcessPairGivesTheGoldenAnswer() throws IOException {
         Path dir = TESTDATA.resolve("luau").resolve("event-listeners");
         Path other = CrossProcessCommandTest.secondRun(tmp);
-        assertEquals(golden("cross-process"), loadAnswer("cross", dir.resolve("before.json"), other));
+        String got = loadAnswer("cross", dir.resolve("before.json"), other);
+        assertEquals(golden("cross-process", got), got);
     }
 
     @Test
@@ -85,7 +97,7 @@ class LeakAnswerTest {
         for (String c : List.of("weak-caches", "memory-categories", "edge-unescaped-names", "closures-timers")) {
             Path dir = shared.resolve("luau").resolve(c);
             String got = loadAnswer("luau-" + c, dir.resolve("before.json"), dir.resolve("after.json"));
-            if (!got.equals(golden("luau-" + c))) {
+            if (!got.equals(golden("luau-" + c, got))) {
                 wrong.add(c + ":\n" + got);
             }
         }
@@ -93,7 +105,7 @@ class LeakAnswerTest {
             Path dir = shared.resolve("lua").resolve(c);
             String name = "lua-" + c.replace('/', '-');
             String got = loadAnswer(name, dir.resolve("raw-before.json"), dir.resolve("raw-after.json"));
-            if (!got.equals(golden(name))) {
+            if (!got.equals(golden(name, got))) {
                 wrong.add(c + ":\n" + got);
             }
         }

@@ -46,26 +46,55 @@ public final class RetentionPathMatch {
      */
     public static boolean[] newObjects(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
                                        HeapAnalysis targetAnalysis) {
-        boolean keyTypes = hasKeyTypes(baseline) && hasKeyTypes(target);
-        long[] baselineKeys = keys(baseline, baselineAnalysis, parents(baseline, baselineAnalysis),
-            byDistance(baselineAnalysis, baseline.objectCount()), keyTypes);
-        int n = target.objectCount();
-        int[] order = byDistance(targetAnalysis, n);
-        int[] parent = parents(target, targetAnalysis);
+        boolean keyTypes = keyTypes(baseline, target);
+        return excess(target, targetAnalysis, keys(target, targetAnalysis, keyTypes),
+            keys(baseline, baselineAnalysis, keyTypes));
+    }
+
+    /**
+     * Whether path keys are computed with key types: true when both snapshots have any (see the class comment).
+     */
+    public static boolean keyTypes(HeapSnapshot baseline, HeapSnapshot target) {
+        return hasKeyTypes(baseline) && hasKeyTypes(target);
+    }
+
+    /**
+     * The path key of every object of {@code s} (see the class comment): equal keys in two snapshots mean the same
+     * retention path (names, or {@code [kind]} for a map's entries), type and memory category.
+     *
+     * @param keyTypes {@link #keyTypes} of the pair compared
+     * @return one key per object id
+     */
+    public static long[] keys(HeapSnapshot s, HeapAnalysis analysis, boolean keyTypes) {
+        return keys(s, analysis, parents(s, analysis), byDistance(analysis, s.objectCount()), keyTypes);
+    }
+
+    /**
+     * Per object of {@code s}: whether it is one of the excess objects of its path key, given the keys of the other
+     * snapshot: where {@code s} has more objects under a key than {@code otherKeys}, that many of them (first those
+     * whose retention parent is in the excess too). With {@code s} the target this is {@link #newObjects}; with
+     * {@code s} the baseline, the objects that are gone in the target.
+     *
+     * @param keys      {@link #keys} of {@code s}
+     * @param otherKeys {@link #keys} of the other snapshot (same {@code keyTypes})
+     */
+    public static boolean[] excess(HeapSnapshot s, HeapAnalysis analysis, long[] keys, long[] otherKeys) {
+        int n = s.objectCount();
+        int[] order = byDistance(analysis, n);
+        int[] parent = parents(s, analysis);
         LongIntHashMap remaining = new LongIntHashMap();
-        long[] targetKeys = keys(target, targetAnalysis, parent, order, keyTypes);
-        for (long k : targetKeys) {
+        for (long k : keys) {
             remaining.addToValue(k, 1);
         }
-        for (long k : baselineKeys) {
+        for (long k : otherKeys) {
             remaining.addToValue(k, -1);
         }
         boolean[] isNew = new boolean[n];
         int start = 0;
         while (start < n) {
-            int level = targetAnalysis.distance()[order[start]];
+            int level = analysis.distance()[order[start]];
             int end = start;
-            while (end < n && targetAnalysis.distance()[order[end]] == level) {
+            while (end < n && analysis.distance()[order[end]] == level) {
                 end++;
             }
             // objects of one key are all at one distance: children of new parents take the excess first
@@ -76,8 +105,8 @@ public final class RetentionPathMatch {
                     if (isNew[o] || newParent != (pass == 0)) {
                         continue;
                     }
-                    if (remaining.get(targetKeys[o]) > 0) {
-                        remaining.addToValue(targetKeys[o], -1);
+                    if (remaining.get(keys[o]) > 0) {
+                        remaining.addToValue(keys[o], -1);
                         isNew[o] = true;
                     }
                 }

@@ -6,8 +6,13 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
+import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.LongLongHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.LongObjectHashMap;
 
 import dev.heapload.model.ByteSums;
 import dev.heapload.model.HeapSnapshot;
@@ -27,11 +32,19 @@ import dev.heapload.model.HeapSnapshot;
  * paths of {@link Reachability}. Heads that one table holds under {@link #MAP_KEYS} or more distinct names (the
  * entries of a map keyed by URL or id) form one group, with that hop shown as {@code [kind]}.
  *
+ * <p>Net growth: "new" alone cannot tell a leak from a cache, pool or bounded history that replaces its entries. Each
+ * group therefore also counts the objects of the baseline at its heads' path (the path key of
+ * {@link RetentionPathMatch}, as a cross-process pair is matched) and those of them that are gone, with the gone
+ * objects under them: net objects and bytes are new minus freed, and the {@link Verdict} says growing, new or
+ * replaced (LeakCanary's heap-growth detection also counts per retention path). Groups are ranked by {@link #RANK}:
+ * leaks (growing, new) by net bytes, replaced groups after them.
+ *
  * @param newBuckets one per (type, category) with new objects, ordered by type then category
  * @param newObjects total number of new objects
  * @param newBytes   their shallow bytes
  * @param reusedAddresses new objects whose address held another object in the baseline
- * @param leakGroups leak groups, largest first (new bytes, then objects, then head type, then path)
+ * @param leakGroups leak groups in {@link #RANK} order: leaks (growing, new) by net bytes, then net objects;
+ *                   replaced groups after them by new bytes, then objects; then head type, then path
  * @param growth     objects present in both whose shallow size or strong out-degree grew, largest growth first
  *                   (size growth, then out-degree growth, then address text), at most {@link #GROWTH_ROWS}; empty
  *                   for a cross-process pair (no object is known to be in both)
@@ -78,7 +91,54 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
     }
 
     /**
-     * One leak group.
+     * What a leak group's net growth says: whether the paths of its heads held more objects in the target than in the
+     * baseline ({@link LeakGroup}). Lower-case {@link #label} in every output.
+     */
+    public enum Verdict {
+        /** More objects at its path than in the baseline (net objects &gt; 0), which held some there already. */
+        GROWING,
+        /** Nothing at its path in the baseline. */
+        NEW,
+        /**
+         * The new objects took the place of objects of the baseline at the same path that are gone (net objects
+         * &lt;= 0): churn of a cache, pool, queue or bounded history, not a leak.
+         */
+        REPLACED;
+
+        /** The name shown: {@code growing}, {@code new}, {@code replaced}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** Whether a group with this verdict is a leak (growing or new), not churn. */
+        public boolean leak() {
+            return this != REPLACED;
+        }
+
+        /** The verdict of a {@link #label}, or {@code null} for {@code null} or an unknown label. */
+        public static Verdict of(String label) {
+            for (Verdict v : values()) {
+                if (v.label().equals(label)) {
+                    return v;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * The verdict of a group with {@code baselineHeads} objects at its heads' path in the baseline and
+         * {@code netObjects} net objects.
+         */
+        public static Verdict of(long baselineHeads, long netObjects) {
+            return baselineHeads == 0 ? NEW : netObjects > 0 ? GROWING : REPLACED;
+        }
+    }
+
+    /**
+     * One leak group, with its net growth: the objects of the baseline at its heads' path (the path key of
+     * {@link RetentionPathMatch}: retention path with a map's keys as {@code [kind]}, type, memory category) and
+     * those of them gone in the target, with the objects under them that are gone too (their own leak groups in
+     * reverse: the gone objects of the baseline grouped by their topmost gone object).
      *
      * @param objects       new objects under its heads (heads included)
      * @param newBytes      their shallow bytes
@@ -87,13 +147,42 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      * @param headType      the heads' type
      * @param hops          retention path as hops, root first
      * @param example       target object id of the head with the largest retained size (ties: lowest address)
+     * @param verdict       {@link Verdict#of(long, long)} of {@code baselineHeads} and {@link #netObjects}
+     * @param baselineHeads objects of the baseline at its heads' path (kept or gone)
+     * @param freedHeads    how many of them are gone in the target. When several groups share one path key (the
+     *                      entries of a map each shown under its own name), the gone ones are shared out in rank
+     *                      order, each taking as many as it has heads there, the last the rest
+     * @param freedObjects  gone objects under the freed heads (heads included), as {@code objects} counts new ones
+     * @param freedBytes    their shallow bytes
      */
     public record LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
-                            List<PathHop> hops, int example) {
+                            List<PathHop> hops, int example, Verdict verdict, long baselineHeads, long freedHeads,
+                            long freedObjects, long freedBytes) {
+
+        /** A group with nothing at its path in the baseline ({@link Verdict#NEW}). */
+        public LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
+                         List<PathHop> hops, int example) {
+            this(objects, newBytes, retainedBytes, heads, headType, hops, example, Verdict.NEW, 0, 0, 0, 0);
+        }
 
         /** The retention path as leak-trace lines ({@link PathHop#line}), root first. */
         public List<String> path() {
             return lines(hops);
+        }
+
+        /** New objects minus freed objects: the growth of the group's path in objects. */
+        public long netObjects() {
+            return objects - freedObjects;
+        }
+
+        /** New bytes minus freed bytes: the growth of the group's path in shallow bytes. */
+        public long netBytes() {
+            return newBytes - freedBytes;
+        }
+
+        /** Whether this group is a leak (growing or new), not churn ({@link Verdict#leak}). */
+        public boolean leak() {
+            return verdict.leak();
         }
     }
 
@@ -133,9 +222,19 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         SnapshotDiff diff = SnapshotDiff.compare(baseline, target);
         int n = target.objectCount();
         long same = n - diff.newCount();
-        Novelty novelty = novelty(baseline, target, targetAnalysis, diff);
-        boolean crossProcess = novelty.crossProcess();
-        boolean[] isNew = novelty.isNew();
+        Object attached = baseline.analysis();
+        HeapAnalysis baselineAnalysis = attached instanceof HeapAnalysis a ? a : null;
+        // path keys, once: for a cross-process pair's novelty and for every group's net growth
+        long[] targetKeys = null;
+        long[] baselineKeys = null;
+        if (baselineAnalysis != null && targetAnalysis != null) {
+            boolean keyTypes = RetentionPathMatch.keyTypes(baseline, target);
+            targetKeys = RetentionPathMatch.keys(target, targetAnalysis, keyTypes);
+            baselineKeys = RetentionPathMatch.keys(baseline, baselineAnalysis, keyTypes);
+        }
+        boolean crossProcess = isCrossProcess(baseline, target, diff) && baselineKeys != null;
+        boolean[] isNew = crossProcess ? RetentionPathMatch.excess(target, targetAnalysis, targetKeys, baselineKeys)
+            : diff.isNew();
         long newCount = 0;
         for (boolean b : isNew) {
             newCount += b ? 1 : 0;
@@ -173,9 +272,19 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         buckets.sort(Comparator.comparing(NewBucket::type).thenComparingInt(NewBucket::category));
 
+        Baseline side = baselineKeys == null ? null
+            : new Baseline(baseline, baselineAnalysis, baselineKeys, target, targetAnalysis, targetKeys);
         return new SnapshotComparison(List.copyOf(buckets), newCount, newBytes, crossProcess ? 0 : diff.reusedAddresses(),
-            leakGroups(target, targetAnalysis, isNew), crossProcess ? List.of() : growth(baseline, target, targetAnalysis, diff),
-            same, crossProcess);
+            leakGroups(target, targetAnalysis, isNew, side),
+            crossProcess ? List.of() : growth(baseline, target, targetAnalysis, diff), same, crossProcess);
+    }
+
+    /**
+     * Both snapshots' path keys ({@link RetentionPathMatch#keys}, with the same key types), for the groups' net
+     * growth.
+     */
+    private record Baseline(HeapSnapshot snapshot, HeapAnalysis analysis, long[] keys, HeapSnapshot target,
+                            HeapAnalysis targetAnalysis, long[] targetKeys) {
     }
 
     /**
@@ -230,19 +339,31 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         return isCrossProcess(baseline, target, SnapshotDiff.compare(baseline, target));
     }
 
-    private static List<LeakGroup> leakGroups(HeapSnapshot target, HeapAnalysis analysis, boolean[] isNew) {
-        int n = target.objectCount();
+    /**
+     * The objects of a mask grouped under their heads: each masked reachable object walks up its retention path
+     * while the parent is masked too; the last one is its head.
+     *
+     * @param parent      per object, the source of its retention reference ({@code -1}: a root or unreachable)
+     * @param headOf      per object, its head, or {@code -1} (not masked, or unreachable)
+     * @param members     per head, the objects under it (itself included); 0 for other objects
+     * @param memberBytes per head, their shallow bytes
+     */
+    private record Heads(int[] parent, int[] headOf, int[] members, long[] memberBytes) {
+    }
+
+    private static Heads heads(HeapSnapshot s, HeapAnalysis analysis, boolean[] mask) {
+        int n = s.objectCount();
         boolean[] reachable = analysis.reachable();
         int[] retainedBy = analysis.retainedBy();
         int[] parent = new int[n];
         for (int o = 0; o < n; o++) {
-            parent[o] = retainedBy[o] < 0 ? -1 : target.referenceSource(retainedBy[o]);
+            parent[o] = retainedBy[o] < 0 ? -1 : s.referenceSource(retainedBy[o]);
         }
         int[] headOf = new int[n];
         Arrays.fill(headOf, -1);
         int[] stack = new int[16];
         for (int o = 0; o < n; o++) {
-            if (!isNew[o] || !reachable[o] || headOf[o] >= 0) {
+            if (!mask[o] || !reachable[o] || headOf[o] >= 0) {
                 continue;
             }
             int depth = 0;
@@ -253,7 +374,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 }
                 stack[depth++] = x;
                 int p = parent[x];
-                if (p < 0 || !isNew[p]) {
+                if (p < 0 || !mask[p]) {
                     headOf[x] = x;
                     break;
                 }
@@ -264,14 +385,31 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 headOf[stack[i]] = head;
             }
         }
-        long[] members = new long[n];
+        int[] members = new int[n];
         long[] memberBytes = new long[n];
         for (int o = 0; o < n; o++) {
             if (headOf[o] >= 0) {
                 members[headOf[o]]++;
-                memberBytes[headOf[o]] = ByteSums.add(memberBytes[headOf[o]], target.shallowSize(o));
+                memberBytes[headOf[o]] = ByteSums.add(memberBytes[headOf[o]], s.shallowSize(o));
             }
         }
+        return new Heads(parent, headOf, members, memberBytes);
+    }
+
+    /** Leaks first, by net bytes, net objects; then replaced groups by new bytes, objects; then head type, path. */
+    public static final Comparator<LeakGroup> RANK = Comparator.comparing((LeakGroup g) -> !g.leak())
+        .thenComparing(Comparator.comparingLong((LeakGroup g) -> g.leak() ? g.netBytes() : g.newBytes()).reversed())
+        .thenComparing(Comparator.comparingLong((LeakGroup g) -> g.leak() ? g.netObjects() : g.objects()).reversed())
+        .thenComparing(LeakGroup::headType)
+        .thenComparing(LeakGroup::path, SnapshotComparison::compareLists);
+
+    private static List<LeakGroup> leakGroups(HeapSnapshot target, HeapAnalysis analysis, boolean[] isNew,
+                                              Baseline side) {
+        int n = target.objectCount();
+        int[] retainedBy = analysis.retainedBy();
+        Heads th = heads(target, analysis, isNew);
+        int[] parent = th.parent();
+        int[] headOf = th.headOf();
         // map-like tables: heads under the same holder, reference kind and type, but under MAP_KEYS or more
         // distinct names (string keys of a cache or registry) are one leak, not one per key
         Map<Long, java.util.Set<String>> namesByHolder = new HashMap<>();
@@ -283,6 +421,9 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         Map<List<PathHop>, long[]> groups = new HashMap<>();
         Map<List<PathHop>, Integer> examples = new HashMap<>();
+        // per group: its heads' path keys, each with its new heads, objects and bytes there
+        Map<List<PathHop>, TreeMap<Long, long[]>> headKeys = new HashMap<>();
+        Map<Long, long[]> newAt = new HashMap<>();
         long[] retained = analysis.retainedSize();
         for (int h = 0; h < n; h++) {
             if (headOf[h] != h) {
@@ -297,8 +438,8 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             hops.add(new PathHop(null, HEAD, "", target.type(h)));
             List<PathHop> key = List.copyOf(hops);
             long[] g = groups.computeIfAbsent(key, k -> new long[4]);
-            g[0] += members[h];
-            g[1] = ByteSums.add(g[1], memberBytes[h]);
+            g[0] += th.members()[h];
+            g[1] = ByteSums.add(g[1], th.memberBytes()[h]);
             g[2] = ByteSums.add(g[2], retained[h]);
             g[3]++;
             Integer ex = examples.get(key);
@@ -306,15 +447,196 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
                 || (retained[h] == retained[ex] && target.address(h).compareTo(target.address(ex)) < 0)) {
                 examples.put(key, h);
             }
+            if (side != null) {
+                long pk = side.targetKeys()[h];
+                long[] own = headKeys.computeIfAbsent(key, k -> new TreeMap<>()).computeIfAbsent(pk, k -> new long[3]);
+                long[] at = newAt.computeIfAbsent(pk, k -> new long[3]);
+                for (long[] a : List.of(own, at)) {
+                    a[0]++;
+                    a[1] += th.members()[h];
+                    a[2] = ByteSums.add(a[2], th.memberBytes()[h]);
+                }
+            }
         }
+        List<List<PathHop>> keys = new ArrayList<>(groups.keySet());
         List<LeakGroup> result = new ArrayList<>();
-        groups.forEach((key, g) -> result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1).type(),
-            key.subList(0, key.size() - 1), examples.get(key))));
-        result.sort(Comparator.comparingLong(LeakGroup::newBytes).reversed()
-            .thenComparing(Comparator.comparingLong(LeakGroup::objects).reversed())
-            .thenComparing(LeakGroup::headType)
-            .thenComparing(LeakGroup::path, SnapshotComparison::compareLists));
+        for (List<PathHop> key : keys) {
+            long[] g = groups.get(key);
+            result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1).type(),
+                key.subList(0, key.size() - 1), examples.get(key)));
+        }
+        if (side != null) {
+            // the freed objects are shared out in the order of new bytes (the ranking without net growth)
+            Comparator<LeakGroup> byNew = Comparator.comparingLong(LeakGroup::newBytes).reversed()
+                .thenComparing(Comparator.comparingLong(LeakGroup::objects).reversed())
+                .thenComparing(LeakGroup::headType)
+                .thenComparing(LeakGroup::path, SnapshotComparison::compareLists);
+            result.sort(byNew);
+            List<TreeMap<Long, long[]>> perGroup = new ArrayList<>();
+            for (LeakGroup g : result) {
+                List<PathHop> key = new ArrayList<>(g.hops());
+                key.add(new PathHop(null, HEAD, "", g.headType()));
+                perGroup.add(headKeys.get(List.copyOf(key)));
+            }
+            result = withNetGrowth(result, perGroup, newAt, side);
+        }
+        result.sort(RANK);
         return List.copyOf(result);
+    }
+
+    /**
+     * The groups with their net growth (see {@link LeakGroup}), counted per path key, so that it does not depend on
+     * which objects the identity rule paired (an allocator that reuses a freed address for a new object of the same
+     * type makes a new object look old): per head key K, {@code t} and {@code b} objects at K in the target and the
+     * baseline, and the growth of K's subtree in the tree of path keys (objects and shallow bytes at K and at every
+     * key below it, target minus baseline). The new heads at K replaced {@code max(0, new heads - (t - b))} freed ones,
+     * and their new objects and bytes replaced {@code max(0, new - subtree growth)} freed ones. Groups that share a
+     * head key share these out by their new heads there (the last in order takes the remainder).
+     *
+     * @param groups   in the order the freed objects are shared out
+     * @param headKeys per group, its heads' path keys, each with the group's new heads there, their objects and bytes
+     * @param newAt    per head key: new heads, their objects and their bytes (over all groups)
+     */
+    private static List<LeakGroup> withNetGrowth(List<LeakGroup> groups, List<TreeMap<Long, long[]>> headKeys,
+                                                 Map<Long, long[]> newAt, Baseline side) {
+        KeyTree tree = new KeyTree();
+        tree.add(side.target(), side.targetAnalysis(), side.targetKeys(), 1);
+        tree.add(side.snapshot(), side.analysis(), side.keys(), -1);
+        tree.sumSubtrees();
+        LongIntHashMap lastGroup = new LongIntHashMap();
+        for (int i = 0; i < groups.size(); i++) {
+            for (long k : headKeys.get(i).keySet()) {
+                lastGroup.put(k, i);
+            }
+        }
+        // per head key: what is left to share out (freed heads, objects, bytes), and the new ones not yet shared
+        Map<Long, long[]> left = new HashMap<>();
+        for (var e : newAt.entrySet()) {
+            long k = e.getKey();
+            long[] na = e.getValue();
+            long netHeads = tree.count(k, 1) - tree.count(k, -1);
+            left.put(k, new long[] {Math.max(0, na[0] - netHeads), Math.max(0, na[1] - tree.subtreeObjects(k)),
+                Math.max(0, na[2] - tree.subtreeBytes(k)), na[0], na[1], na[2]});
+        }
+        List<LeakGroup> out = new ArrayList<>(groups.size());
+        for (int i = 0; i < groups.size(); i++) {
+            LeakGroup g = groups.get(i);
+            long before = 0;
+            long[] freed = new long[3];
+            for (var e : headKeys.get(i).entrySet()) {
+                long k = e.getKey();
+                before += tree.count(k, -1);
+                long[] l = left.get(k);
+                long[] own = e.getValue();
+                for (int x = 0; x < 3; x++) {
+                    // the last group at this key takes the remainder; the others in proportion to their new ones
+                    long share = lastGroup.get(k) == i || l[3 + x] <= 0 ? l[x]
+                        : (long) Math.floor((double) l[x] * own[x] / l[3 + x]);
+                    share = Math.min(share, l[x]);
+                    l[x] -= share;
+                    l[3 + x] -= own[x];
+                    freed[x] += share;
+                }
+            }
+            long freedHeads = freed[0];
+            long freedObjects = freed[1];
+            long freedBytes = freed[2];
+            out.add(new LeakGroup(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.hops(),
+                g.example(), Verdict.of(before, g.objects() - freedObjects), before, freedHeads, freedObjects,
+                freedBytes));
+        }
+        return out;
+    }
+
+    /**
+     * The tree of path keys of two snapshots: per key, its objects in each snapshot and the growth (target minus
+     * baseline, objects and shallow bytes) of the key and of all keys below it. A key's parent is the key of its
+     * objects' retention parent (the same for all of them: a key includes its parent's key).
+     */
+    private static final class KeyTree {
+        private final LongLongHashMap targetCount = new LongLongHashMap();
+        private final LongLongHashMap baselineCount = new LongLongHashMap();
+        private final LongLongHashMap objects = new LongLongHashMap();
+        private final LongLongHashMap bytes = new LongLongHashMap();
+        private final LongLongHashMap parent = new LongLongHashMap();
+        private final LongIntHashMap depth = new LongIntHashMap();
+        private final org.eclipse.collections.impl.set.mutable.primitive.LongHashSet roots =
+            new org.eclipse.collections.impl.set.mutable.primitive.LongHashSet();
+
+        /** Adds the reachable objects of {@code s} with {@code sign} 1 (target) or -1 (baseline). */
+        void add(HeapSnapshot s, HeapAnalysis analysis, long[] keys, int sign) {
+            boolean[] reachable = analysis.reachable();
+            LongLongHashMap counts = sign > 0 ? targetCount : baselineCount;
+            for (int o = 0; o < s.objectCount(); o++) {
+                if (!reachable[o]) {
+                    continue;
+                }
+                long k = keys[o];
+                counts.addToValue(k, 1);
+                objects.addToValue(k, sign);
+                bytes.addToValue(k, sign * s.shallowSize(o));
+                if (!depth.containsKey(k)) {
+                    depth.put(k, analysis.distance()[o]);
+                    int r = analysis.retainedBy()[o];
+                    if (r < 0) {
+                        roots.add(k);
+                    } else {
+                        parent.put(k, keys[s.referenceSource(r)]);
+                    }
+                }
+            }
+        }
+
+        /** Turns the per-key growth into the growth of each key's subtree: deepest keys first, each into its parent. */
+        void sumSubtrees() {
+            long[] keys = depth.keySet().toArray();
+            int[] order = new int[keys.length];
+            Integer[] boxed = new Integer[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                boxed[i] = i;
+            }
+            Arrays.sort(boxed, (x, y) -> Integer.compare(depth.get(keys[y]), depth.get(keys[x])));
+            for (int i = 0; i < keys.length; i++) {
+                order[i] = boxed[i];
+            }
+            for (int i : order) {
+                long k = keys[i];
+                if (roots.contains(k) || !parent.containsKey(k)) {
+                    continue;
+                }
+                long p = parent.get(k);
+                // a key deeper than its parent only (a hash collision could make a cycle)
+                if (depth.getIfAbsent(p, Integer.MAX_VALUE) < depth.get(k)) {
+                    objects.addToValue(p, objects.get(k));
+                    bytes.addToValue(p, bytes.get(k));
+                }
+            }
+        }
+
+        /** Objects at key {@code k} in the target ({@code sign} 1) or the baseline (-1). */
+        long count(long k, int sign) {
+            return (sign > 0 ? targetCount : baselineCount).get(k);
+        }
+
+        /** Growth of {@code k}'s subtree in objects (after {@link #sumSubtrees}). */
+        long subtreeObjects(long k) {
+            return objects.get(k);
+        }
+
+        /** Growth of {@code k}'s subtree in shallow bytes (after {@link #sumSubtrees}). */
+        long subtreeBytes(long k) {
+            return bytes.get(k);
+        }
+    }
+
+    /**
+     * The objects of {@code mask} that are reachable in {@code target}, grouped as leak groups are (by the retention
+     * path and type of their topmost masked object), largest first (new bytes, objects, head type, path); verdict
+     * {@link Verdict#NEW} without net growth. For views other than "new relative to a baseline", e.g. the survivors of
+     * {@link SurvivorView}.
+     */
+    public static List<LeakGroup> groups(HeapSnapshot target, HeapAnalysis analysis, boolean[] mask) {
+        return leakGroups(target, analysis, mask, null);
     }
 
     /** Holder object, reference kind and head type packed into one key. */

@@ -782,6 +782,13 @@ public final class GraphInput implements Input {
             v.property("headType", g.headType());
             v.property("path", g.path().toArray(String[]::new));
             hops(v, g.hops());
+            v.property("verdict", g.verdict().label());
+            v.property("netObjects", g.netObjects());
+            v.property("netBytes", g.netBytes());
+            v.property("baselineHeads", g.baselineHeads());
+            v.property("freedHeads", g.freedHeads());
+            v.property("freedObjects", g.freedObjects());
+            v.property("freedBytes", g.freedBytes());
             return true;
         }
 

@@ -84,9 +84,12 @@ public final class GraphSchema {
      * target) and only the {@code Snapshot}, {@code Category} and {@code Stats} nodes of the store's other snapshots;
      * comparisons are written when a load or a first request asks for them, not for every pair. Recorded per snapshot.
      * Also {@code frame} on stack-slot REFs and {@code Missing} nodes ({@code --keep-dangling}); paths as lists of hops ({@code pathNames}, {@code pathKinds}, {@code pathKeyTypes}, {@code pathTypes}) on
-     * LeakGroup, TOP_RETAINER and GREW, {@code keyType} on references.
+     * LeakGroup, TOP_RETAINER and GREW, {@code keyType} on references. 5: net growth on LeakGroup ({@code verdict},
+     * {@code netObjects}, {@code netBytes}, {@code baselineHeads}, {@code freedHeads}, {@code freedObjects},
+     * {@code freedBytes}) and its {@code rank} by net growth (leaks by net bytes, replaced groups after them), so a
+     * graph built before gets them when it is rebuilt.
      */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     /** Property of a named reference: the type of the key that names it (see the class comment). */
     public static final String KEY_TYPE = "keyType";

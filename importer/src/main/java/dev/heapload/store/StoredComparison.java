@@ -13,8 +13,9 @@ import java.util.List;
  * @param newBytes       their shallow bytes
  * @param leakGroupCount how many leak groups the comparison found (at most {@link StoredSummary#LEAK_GROUPS} of them
  *                       are kept in {@code leakGroups})
- * @param leakGroups     the largest leak groups, in the comparison's order (new bytes, then objects, then head type,
- *                       then path: {@code SnapshotComparison}), at most {@link StoredSummary#LEAK_GROUPS}
+ * @param leakGroups     the first leak groups in the comparison's order ({@code SnapshotComparison.RANK}: leaks by net
+ *                       bytes, replaced groups after them; summaries of format {@code HLSUM2} by new bytes), at most
+ *                       {@link StoredSummary#LEAK_GROUPS}
  */
 public record StoredComparison(String baseline, long newObjects, long newBytes, int leakGroupCount,
                                List<StoredLeakGroup> leakGroups) {
@@ -34,12 +35,22 @@ public record StoredComparison(String baseline, long newObjects, long newBytes, 
      * @param path          the retention path, one leak-trace line per hop from the root ({@code PathHop#line}, not
      *                      escaped): with {@code headType} what the report's {@code LeakFingerprint} is computed from,
      *                      so the fingerprint of a stored group is the one the report shows for the same group
+     * @param verdict       {@code growing}, {@code new} or {@code replaced} ({@code SnapshotComparison.Verdict}), or
+     *                      {@code null} in a summary written before verdicts (format {@code HLSUM2})
+     * @param netObjects    new objects minus the freed ones at its path ({@code objects} when unknown)
+     * @param netBytes      new bytes minus freed bytes ({@code newBytes} when unknown)
      */
     public record StoredLeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
-                                  List<String> path) {
+                                  List<String> path, String verdict, long netObjects, long netBytes) {
 
         public StoredLeakGroup {
             path = List.copyOf(path);
+        }
+
+        /** A group without a verdict: net = new. */
+        public StoredLeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
+                               List<String> path) {
+            this(objects, newBytes, retainedBytes, heads, headType, path, null, objects, newBytes);
         }
     }
 }

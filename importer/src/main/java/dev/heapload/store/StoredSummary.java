@@ -31,9 +31,9 @@ import dev.heapload.model.MemoryCategory;
  * all other snapshots of the store without reading their models; the comparisons are the leak history of
  * {@code heapload trend --leak} (docs/design/store.md).
  *
- * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM2} ({@code HLSUM1}: without comparisons, read as
- * none), then counts and fields in {@link DataOutputStream} encoding; a few KiB per snapshot, up to some tens of KiB
- * with long retention paths.
+ * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM3} ({@code HLSUM2}: leak groups without verdict
+ * and net growth, read as net = new; {@code HLSUM1}: without comparisons, read as none), then counts and fields in
+ * {@link DataOutputStream} encoding; a few KiB per snapshot, up to some tens of KiB with long retention paths.
  *
  * @param categories  the snapshot's memory categories, in the model's order (empty for VMs without them)
  * @param buckets     its statistics buckets; empty when the snapshot was not analysed
@@ -43,7 +43,8 @@ import dev.heapload.model.MemoryCategory;
 public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
                             List<StoredComparison> comparisons) {
 
-    private static final String MAGIC = "HLSUM2";
+    private static final String MAGIC = "HLSUM3";
+    private static final String MAGIC_2 = "HLSUM2";
     private static final String MAGIC_1 = "HLSUM1";
 
     /** How many of a comparison's largest leak groups a summary keeps. */
@@ -69,7 +70,7 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                 break;
             }
             groups.add(new StoredComparison.StoredLeakGroup(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(),
-                g.headType(), g.path()));
+                g.headType(), g.path(), g.verdict().label(), g.netObjects(), g.netBytes()));
         }
         List<StoredComparison> list = new ArrayList<>(comparisons);
         list.add(new StoredComparison(baseline, comparison.newObjects(), comparison.newBytes(),
@@ -125,6 +126,9 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                     for (String line : g.path()) {
                         writeString(out, line);
                     }
+                    writeString(out, g.verdict() == null ? "" : g.verdict());
+                    out.writeLong(g.netObjects());
+                    out.writeLong(g.netBytes());
                 }
             }
             out.flush();
@@ -141,7 +145,7 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
             String magic = in.readUTF();
-            if (!MAGIC.equals(magic) && !MAGIC_1.equals(magic)) {
+            if (!MAGIC.equals(magic) && !MAGIC_2.equals(magic) && !MAGIC_1.equals(magic)) {
                 throw new IOException(file + ": not a heapload snapshot summary");
             }
             int n = count(in, file);
@@ -158,7 +162,8 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                     in.readLong(), in.readLong(), in.readLong(), in.readLong()));
             }
             List<StoredComparison> comparisons = new ArrayList<>();
-            if (MAGIC.equals(magic)) {
+            if (!MAGIC_1.equals(magic)) {
+                boolean net = MAGIC.equals(magic);
                 int k = count(in, file);
                 for (int i = 0; i < k; i++) {
                     String baseline = readString(in);
@@ -178,7 +183,14 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                         for (int h = 0; h < hops; h++) {
                             path.add(readString(in));
                         }
-                        groups.add(new StoredComparison.StoredLeakGroup(objects, bytes, retained, heads, headType, path));
+                        if (net) {
+                            String verdict = readString(in);
+                            groups.add(new StoredComparison.StoredLeakGroup(objects, bytes, retained, heads, headType,
+                                path, verdict.isEmpty() ? null : verdict, in.readLong(), in.readLong()));
+                        } else {
+                            groups.add(new StoredComparison.StoredLeakGroup(objects, bytes, retained, heads, headType,
+                                path));
+                        }
                     }
                     comparisons.add(new StoredComparison(baseline, newObjects, newBytes, groupCount, groups));
                 }

@@ -42,7 +42,14 @@ public final class LeakGroupsQuery {
         new Column("pathKinds", (t, g) -> PathHop.pathKinds(g.hops())),
         new Column("pathKeyTypes", (t, g) -> PathHop.pathKeyTypes(g.hops())),
         new Column("pathTypes", (t, g) -> PathHop.pathTypes(g.hops())),
-        new Column("example", (t, g) -> t.address(g.example())));
+        new Column("example", (t, g) -> t.address(g.example())),
+        new Column("verdict", (t, g) -> g.verdict().label()),
+        new Column("netObjects", (t, g) -> g.netObjects()),
+        new Column("netBytes", (t, g) -> g.netBytes()),
+        new Column("freedObjects", (t, g) -> g.freedObjects()),
+        new Column("freedBytes", (t, g) -> g.freedBytes()),
+        new Column("baselineHeads", (t, g) -> g.baselineHeads()),
+        new Column("freedHeads", (t, g) -> g.freedHeads()));
 
     /** The column names. */
     public static final List<String> COLUMNS = COLUMN_VALUES.stream().map(Column::name).toList();

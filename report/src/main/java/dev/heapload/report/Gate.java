@@ -7,8 +7,10 @@ import java.util.regex.Pattern;
 /**
  * A CI gate ({@code --fail-on}): {@code METRIC OPERATOR NUMBER[UNIT]}, e.g. {@code new-retained-bytes>100KiB} or
  * {@code leak-groups>0}. The gate fails when the comparison is true. Metrics, all over the leak groups that are not
- * known leaks ({@link KnownLeaks}): {@code leak-groups} (count), {@code new-objects} (new reachable objects in them),
- * {@code new-bytes} (their shallow bytes), {@code new-retained-bytes} (the retained sizes of their heads). Operators
+ * known leaks ({@link KnownLeaks}) and not replaced (churn: their new objects took the place of freed ones):
+ * {@code leak-groups} (count), {@code new-objects} (new reachable objects in them), {@code new-bytes} (their shallow
+ * bytes), {@code new-retained-bytes} (the retained sizes of their heads), {@code net-objects} and {@code net-bytes}
+ * (new minus freed objects and bytes at their paths: the growth). Operators
  * {@code > >= < <= ==}; units for the byte metrics {@code B}, {@code KiB}, {@code MiB}, {@code GiB} (powers of 1024;
  * none means bytes).
  *
@@ -20,7 +22,7 @@ import java.util.regex.Pattern;
 public record Gate(String expression, String metric, String operator, long limit) {
 
     private static final Pattern SYNTAX = Pattern.compile(
-        "\\s*(new-retained-bytes|new-bytes|new-objects|leak-groups)\\s*(>=|<=|==|>|<)\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
+        "\\s*(new-retained-bytes|new-bytes|new-objects|net-bytes|net-objects|leak-groups)\\s*(>=|<=|==|>|<)\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
 
     /**
      * Parses a gate expression.
@@ -32,7 +34,7 @@ public record Gate(String expression, String metric, String operator, long limit
         Matcher m = SYNTAX.matcher(expression);
         if (!m.matches()) {
             throw new IllegalArgumentException("--fail-on '" + expression + "': expected METRIC OP NUMBER[UNIT] with METRIC "
-                + "new-retained-bytes, new-bytes, new-objects or leak-groups, OP > >= < <= or ==, e.g. 'new-retained-bytes>100KiB'");
+                + "new-retained-bytes, new-bytes, new-objects, net-bytes, net-objects or leak-groups, OP > >= < <= or ==, e.g. 'new-retained-bytes>100KiB'");
         }
         String metric = m.group(1);
         String unit = m.group(4);
@@ -70,7 +72,7 @@ public record Gate(String expression, String metric, String operator, long limit
     }
 
     /**
-     * The metric's value for a set of groups.
+     * The metric's value for a set of groups, with net = new (nothing freed).
      *
      * @param groups        number of groups
      * @param objects       their new reachable objects
@@ -78,10 +80,26 @@ public record Gate(String expression, String metric, String operator, long limit
      * @param retainedBytes their heads' retained bytes
      */
     public long measure(long groups, long objects, long newBytes, long retainedBytes) {
+        return measure(groups, objects, newBytes, retainedBytes, objects, newBytes);
+    }
+
+    /**
+     * The metric's value for a set of groups.
+     *
+     * @param groups        number of groups
+     * @param objects       their new reachable objects
+     * @param newBytes      their shallow bytes
+     * @param retainedBytes their heads' retained bytes
+     * @param netObjects    their net objects (new minus freed at their paths)
+     * @param netBytes      their net bytes
+     */
+    public long measure(long groups, long objects, long newBytes, long retainedBytes, long netObjects, long netBytes) {
         return switch (metric) {
             case "leak-groups" -> groups;
             case "new-objects" -> objects;
             case "new-bytes" -> newBytes;
+            case "net-objects" -> netObjects;
+            case "net-bytes" -> netBytes;
             default -> retainedBytes;
         };
     }

@@ -13,8 +13,10 @@ import dev.heapload.store.StoredComparison;
  * Leak groups night by night: for every snapshot of a store in load order, the objects and bytes each leak group
  * (by {@link LeakFingerprint}) gained relative to the snapshot before it, from the comparisons that the loads kept in
  * the snapshots' summaries ({@link dev.heapload.store.GraphStore#history}; pruned snapshots included). A group is
- * <em>growing</em> when it gained new objects in each of the last {@code nights} snapshots (each compared with the one
- * before it), like LeakCanary's heap-growth detection over repeated dumps.
+ * <em>growing</em> when it grew in each of the last {@code nights} snapshots (each compared with the one before it):
+ * net objects above 0, its new objects more than the freed ones at its path (summaries written before net growth:
+ * new objects above 0), like LeakCanary's heap-growth detection over repeated dumps. A group that only replaced
+ * objects (a cache, a bounded history) does not grow.
  *
  * <p>A night's figure for a group is its entry in that snapshot's comparison with the snapshot loaded just before it
  * (the nearest earlier snapshot that the load compared with); a group absent from that comparison's kept groups (the
@@ -41,9 +43,17 @@ public record LeakHistory(List<String> snapshots, List<Series> groups) {
      * @param newBytes      their shallow bytes, or {@code null}
      * @param retainedBytes the heads' retained bytes, or {@code null}
      * @param heads         number of heads, or {@code null}
+     * @param netObjects    new objects minus the freed ones at its path (0 when absent), or {@code null}
+     * @param netBytes      new bytes minus freed bytes, or {@code null}
      */
     public record Night(String snapshot, boolean pruned, String comparedWith, Long objects, Long newBytes,
-                        Long retainedBytes, Long heads) {
+                        Long retainedBytes, Long heads, Long netObjects, Long netBytes) {
+
+        /** A night without net growth figures (net = new). */
+        public Night(String snapshot, boolean pruned, String comparedWith, Long objects, Long newBytes,
+                     Long retainedBytes, Long heads) {
+            this(snapshot, pruned, comparedWith, objects, newBytes, retainedBytes, heads, objects, newBytes);
+        }
     }
 
     /**
@@ -54,7 +64,7 @@ public record LeakHistory(List<String> snapshots, List<Series> groups) {
      * @param path        its retention path, one line per hop (not escaped)
      * @param nights      one per snapshot, in load order
      * @param appeared    the first snapshot in which it gained objects
-     * @param growing     it gained objects in each of the last {@code nights} snapshots
+     * @param growing     it grew (net objects above 0) in each of the last {@code nights} snapshots
      */
     public record Series(String fingerprint, String headType, List<String> path, List<Night> nights, String appeared,
                          boolean growing) {
@@ -117,12 +127,12 @@ public record LeakHistory(List<String> snapshots, List<Series> groups) {
                 StoredComparison c = previous.get(i);
                 StoredComparison.StoredLeakGroup g = byPrint.get(i).get(e.getKey());
                 if (c == null) {
-                    row.add(new Night(h.snapshot().id(), h.pruned(), null, null, null, null, null));
+                    row.add(new Night(h.snapshot().id(), h.pruned(), null, null, null, null, null, null, null));
                 } else if (g == null) {
-                    row.add(new Night(h.snapshot().id(), h.pruned(), c.baseline(), 0L, 0L, 0L, 0L));
+                    row.add(new Night(h.snapshot().id(), h.pruned(), c.baseline(), 0L, 0L, 0L, 0L, 0L, 0L));
                 } else {
                     row.add(new Night(h.snapshot().id(), h.pruned(), c.baseline(), g.objects(), g.newBytes(),
-                        g.retainedBytes(), g.heads()));
+                        g.retainedBytes(), g.heads(), g.netObjects(), g.netBytes()));
                     if (appeared == null && g.objects() > 0) {
                         appeared = h.snapshot().id();
                     }
@@ -134,13 +144,13 @@ public record LeakHistory(List<String> snapshots, List<Series> groups) {
         return new LeakHistory(List.copyOf(ids), List.copyOf(series));
     }
 
-    /** Whether each of the last {@code nights} nights of {@code row} has a comparison in which the group gained objects. */
+    /** Whether each of the last {@code nights} nights of {@code row} has a comparison in which the group grew. */
     static boolean growing(List<Night> row, int nights) {
         if (row.size() < nights) {
             return false;
         }
         for (int i = row.size() - nights; i < row.size(); i++) {
-            Long objects = row.get(i).objects();
+            Long objects = row.get(i).netObjects();
             if (objects == null || objects <= 0) {
                 return false;
             }

@@ -66,13 +66,24 @@ public record LeakReport(String reportName, String title, String generatedAt, St
      * @param leakObjects       new reachable objects in leak groups that are not known leaks
      * @param leakBytes         their shallow bytes
      * @param newRetainedBytes  retained bytes of the heads of those groups
-     * @param leakGroups        number of leak groups that are not known leaks
-     * @param knownLeakGroups   number of groups that are known leaks
+     * @param leakGroups        number of leak groups that are not known leaks (nor replaced)
+     * @param knownLeakGroups   number of groups that are known leaks (not replaced)
      * @param crossProcess      the pair looked like two processes (almost no address shared, no root): new objects
      *                          were decided by retention path, type and category ({@code SnapshotComparison})
+     * @param netObjects        net objects of the leak groups that are not known leaks ({@link Group#netObjects})
+     * @param netBytes          their net bytes
+     * @param replacedGroups    groups whose new objects replaced freed ones (churn, not leaks; known or not)
      */
     public record Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
-                    long newRetainedBytes, int leakGroups, int knownLeakGroups, boolean crossProcess) {
+                    long newRetainedBytes, int leakGroups, int knownLeakGroups, boolean crossProcess, long netObjects,
+                    long netBytes, int replacedGroups) {
+
+        /** A headline without net growth (net = new, nothing replaced). */
+        public Headline(String vm, long newObjects, long newBytes, long reusedAddresses, long leakObjects, long leakBytes,
+                        long newRetainedBytes, int leakGroups, int knownLeakGroups, boolean crossProcess) {
+            this(vm, newObjects, newBytes, reusedAddresses, leakObjects, leakBytes, newRetainedBytes, leakGroups,
+                knownLeakGroups, crossProcess, leakObjects, leakBytes, 0);
+        }
 
         /** The one line the reports show for a cross-process pair. */
         public static final String CROSS_PROCESS = "Cross-process pair: the snapshots share almost no addresses and no root "
@@ -82,7 +93,8 @@ public record LeakReport(String reportName, String title, String generatedAt, St
     /**
      * One leak group.
      *
-     * @param rank          1-based rank (by new bytes) among all groups
+     * @param rank          1-based rank among all groups ({@code leak-groups}' order: leaks by net bytes, replaced
+     *                      groups after them)
      * @param objects       new reachable objects in the group
      * @param newBytes      their shallow bytes
      * @param retainedBytes sum of the heads' retained sizes
@@ -100,27 +112,67 @@ public record LeakReport(String reportName, String title, String generatedAt, St
      *                      {@code null} when the store did not say
      * @param growing       the group gained objects in each of the last nights of the store's history up to the target
      *                      ({@link LeakHistory}); false without a history
+     * @param verdict       {@code growing}, {@code new} or {@code replaced} ({@code SnapshotComparison.Verdict}), or
+     *                      {@code null} when the store did not say (a graph of an older heapload)
+     * @param netObjects    new objects minus the freed ones they replaced at the group's path
+     * @param netBytes      new bytes minus freed bytes
+     * @param freedObjects  the freed objects at the group's path
+     * @param freedBytes    their shallow bytes
+     * @param baselineHeads the baseline's objects at the heads' path, or {@code null} when the store did not say
      */
     public record Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
                  List<PathHop> hops, String name, String fingerprint, String knownBy, String status, List<String> brokenGates,
-                 String example, boolean growing) {
+                 String example, boolean growing, String verdict, long netObjects, long netBytes, long freedObjects,
+                 long freedBytes, Long baselineHeads) {
 
         /** A group not known to be growing. */
         public Group(int rank, long objects, long newBytes, long retainedBytes, long heads, String headType,
                      List<String> path, List<PathHop> hops, String name, String fingerprint, String knownBy,
                      String status, List<String> brokenGates, String example) {
             this(rank, objects, newBytes, retainedBytes, heads, headType, path, hops, name, fingerprint, knownBy,
-                status, brokenGates, example, false);
+                status, brokenGates, example, false, null, objects, newBytes, 0, 0, null);
         }
 
         /** The same group, flagged growing or not. */
         public Group withGrowing(boolean growing) {
             return new Group(rank, objects, newBytes, retainedBytes, heads, headType, path, hops, name, fingerprint,
-                knownBy, status, brokenGates, example, growing);
+                knownBy, status, brokenGates, example, growing, verdict, netObjects, netBytes, freedObjects, freedBytes,
+                baselineHeads);
         }
 
         public boolean known() {
             return knownBy != null;
+        }
+
+        /**
+         * Its verdict with the net growth, e.g. {@code growing: net +152 objects, +19,608 bytes}, {@code new: nothing
+         * at this path in the baseline}, or {@code null} without a verdict.
+         */
+        public String growthSummary() {
+            if (verdict == null) {
+                return null;
+            }
+            if ("new".equals(verdict)) {
+                return "new: nothing at this path in the baseline";
+            }
+            return String.format(java.util.Locale.ROOT, "%s: net %+,d objects, %+,d bytes%s", verdict, netObjects,
+                netBytes, baselineHeads == null ? "" : String.format(java.util.Locale.ROOT,
+                    " (%,d at this path in the baseline; %,d objects, %,d bytes freed)", baselineHeads, freedObjects,
+                    freedBytes));
+        }
+
+        /**
+         * A replaced group in one line: {@code 20 table head(s): 40 new objects (2,340 bytes) in place of 40 freed
+         * (2,300 bytes), net +0 objects, +40 bytes; path root … > [array] in table} (path lines made visible).
+         */
+        public String replacedLine() {
+            return dev.heapload.report.text.GrowthText.replaced(heads, headType, objects, newBytes, freedObjects,
+                freedBytes, path);
+        }
+
+        /** Whether its new objects replaced freed ones (churn): listed apart, never a leak, never gated. */
+        public boolean replaced() {
+            return "replaced".equals(verdict);
         }
 
         /** {@code heapload query why-alive} for the example head in snapshot {@code target}, or {@code null}. */
@@ -163,21 +215,28 @@ public record LeakReport(String reportName, String title, String generatedAt, St
         return gates.stream().noneMatch(GateResult::failed);
     }
 
-    /** Groups that are not known leaks. */
+    /** Leak groups that are not known leaks (and not replaced). */
     public List<Group> unknownGroups() {
-        return groups.stream().filter(g -> !g.known()).toList();
+        return groups.stream().filter(g -> !g.known() && !g.replaced()).toList();
     }
 
-    /** Groups that are known leaks. */
+    /** Groups that are known leaks (and not replaced). */
     public List<Group> knownGroups() {
-        return groups.stream().filter(Group::known).toList();
+        return groups.stream().filter(g -> g.known() && !g.replaced()).toList();
+    }
+
+    /** Groups whose new objects replaced freed ones (churn, not leaks), known or not. */
+    public List<Group> replacedGroups() {
+        return groups.stream().filter(Group::replaced).toList();
     }
 
     /**
      * Turns the rows of {@code leak-groups} into groups with fingerprints, known-leak matches, status and broken
      * gates, and evaluates the gates on the groups that are not known.
      *
-     * @param rows               the query's result (columns objects, newBytes, retainedBytes, heads, headType, path)
+     * @param rows               the query's result (columns objects, newBytes, retainedBytes, heads, headType, path;
+     *                           with verdict, netObjects, netBytes, freedObjects, freedBytes, baselineHeads when the
+     *                           query has them). Replaced groups (churn) and known leaks are not gated
      * @param known              known leaks
      * @param previousPrints     fingerprints of the previous report's groups, or {@code null}
      * @param gates              the gates
@@ -188,9 +247,17 @@ public record LeakReport(String reportName, String title, String generatedAt, St
                               List<GateResult> gateResults) {
         List<String> c = rows.columns();
         record Raw(long objects, long newBytes, long retained, long heads, String headType, List<String> path,
-                   List<PathHop> hops, String name, String fingerprint, String knownBy, String example) {
+                   List<PathHop> hops, String name, String fingerprint, String knownBy, String example, String verdict,
+                   long netObjects, long netBytes, long freedObjects, long freedBytes, Long baselineHeads) {
+
+            /** Counted by the gates: a leak (not replaced) that is not known. */
+            boolean gated() {
+                return knownBy == null && !"replaced".equals(verdict);
+            }
         }
         int exampleColumn = c.indexOf("example");
+        int verdictColumn = c.indexOf("verdict");
+        int beforeColumn = c.indexOf("baselineHeads");
         List<Raw> raw = new ArrayList<>();
         for (List<Object> row : rows.rows()) {
             List<PathHop> hops = hops(c, row);
@@ -212,25 +279,40 @@ public record LeakReport(String reportName, String title, String generatedAt, St
                 name = String.join("/", path);
             }
             KnownLeaks.Entry k = known.match(fp, segments);
-            raw.add(new Raw(num(row.get(c.indexOf("objects"))), num(row.get(c.indexOf("newBytes"))),
+            long objects = num(row.get(c.indexOf("objects")));
+            long newBytes = num(row.get(c.indexOf("newBytes")));
+            String verdict = verdictColumn >= 0 && row.get(verdictColumn) instanceof String v ? v : null;
+            // without the net columns (a custom definition, an older graph): net = new, nothing freed
+            long netObjects = c.contains("netObjects") && row.get(c.indexOf("netObjects")) != null
+                ? num(row.get(c.indexOf("netObjects"))) : objects;
+            long netBytes = c.contains("netBytes") && row.get(c.indexOf("netBytes")) != null
+                ? num(row.get(c.indexOf("netBytes"))) : newBytes;
+            raw.add(new Raw(objects, newBytes,
                 num(row.get(c.indexOf("retainedBytes"))), num(row.get(c.indexOf("heads"))), headType, List.copyOf(path),
                 hops == null ? List.of() : hops, name, fp, k == null ? null : k.text(),
-                exampleColumn >= 0 && row.get(exampleColumn) instanceof String a ? a : null));
+                exampleColumn >= 0 && row.get(exampleColumn) instanceof String a ? a : null, verdict, netObjects,
+                netBytes, c.contains("freedObjects") ? num(row.get(c.indexOf("freedObjects"))) : 0,
+                c.contains("freedBytes") ? num(row.get(c.indexOf("freedBytes"))) : 0,
+                beforeColumn >= 0 && row.get(beforeColumn) instanceof Number b ? b.longValue() : null));
         }
         long n = 0;
         long objects = 0;
         long bytes = 0;
         long retained = 0;
+        long netObjects = 0;
+        long netBytes = 0;
         for (Raw r : raw) {
-            if (r.knownBy == null) {
+            if (r.gated()) {
                 n++;
                 objects += r.objects;
                 bytes += r.newBytes;
                 retained += r.retained;
+                netObjects += r.netObjects;
+                netBytes += r.netBytes;
             }
         }
         for (Gate g : gates) {
-            long actual = g.measure(n, objects, bytes, retained);
+            long actual = g.measure(n, objects, bytes, retained, netObjects, netBytes);
             gateResults.add(new GateResult(g.expression(), g.metric(), g.operator(), g.limit(), actual, g.fails(actual)));
         }
         List<Group> out = new ArrayList<>();
@@ -238,17 +320,19 @@ public record LeakReport(String reportName, String title, String generatedAt, St
         for (Raw r : raw) {
             rank++;
             List<String> broken = new ArrayList<>();
-            if (r.knownBy == null) {
+            if (r.gated()) {
                 for (int i = 0; i < gates.size(); i++) {
                     Gate g = gates.get(i);
-                    if (gateResults.get(i).failed() && g.fails(g.measure(1, r.objects, r.newBytes, r.retained))) {
+                    if (gateResults.get(i).failed()
+                        && g.fails(g.measure(1, r.objects, r.newBytes, r.retained, r.netObjects, r.netBytes))) {
                         broken.add(g.expression());
                     }
                 }
             }
             String status = previousPrints == null ? null : previousPrints.contains(r.fingerprint) ? "persisting" : "new";
             out.add(new Group(rank, r.objects, r.newBytes, r.retained, r.heads, r.headType, r.path, r.hops,
-                r.name, r.fingerprint, r.knownBy, status, List.copyOf(broken), r.example));
+                r.name, r.fingerprint, r.knownBy, status, List.copyOf(broken), r.example, false, r.verdict,
+                r.netObjects, r.netBytes, r.freedObjects, r.freedBytes, r.baselineHeads));
         }
         return out;
     }

@@ -154,17 +154,27 @@ public final class ReportBuilder {
         long lo = 0;
         long lb = 0;
         long lr = 0;
+        long no = 0;
+        long nb = 0;
         int unknown = 0;
+        int knownGroups = 0;
+        int replaced = 0;
         for (LeakReport.Group g : groups) {
-            if (!g.known()) {
+            if (g.replaced()) {
+                replaced++;
+            } else if (g.known()) {
+                knownGroups++;
+            } else {
                 unknown++;
                 lo += g.objects();
                 lb += g.newBytes();
                 lr += g.retainedBytes();
+                no += g.netObjects();
+                nb += g.netBytes();
             }
         }
         LeakReport.Headline headline = new LeakReport.Headline(t.vm(), newCount, newBytes, reused, lo, lb, lr, unknown,
-            groups.size() - unknown, crossProcess);
+            knownGroups, crossProcess, no, nb, replaced);
         List<LeakReport.Section> sections = new ArrayList<>();
         for (ReportDefinition.Section s : def.sections()) {
             if (s.what().equals("@history")) {

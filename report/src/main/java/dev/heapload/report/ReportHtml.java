@@ -158,6 +158,9 @@ public final class ReportHtml {
             "retained by the heads of the leak groups (known leaks excluded)"));
         numbers.add(number("leak groups", hl.leakGroups(), String.format(Locale.ROOT, "%,d objects, %,d bytes; plus %,d known",
             hl.leakObjects(), hl.leakBytes(), hl.knownLeakGroups())));
+        numbers.add(Map.of("label", "net growth", "value", String.format(Locale.ROOT, "%+,d", hl.netBytes()), "note",
+            String.format(Locale.ROOT, "bytes, %+,d objects: new minus freed at the leak groups' paths; %,d replaced "
+                + "group(s) (churn) not counted", hl.netObjects(), hl.replacedGroups())));
         numbers.add(Map.of("label", "VM", "value", hl.vm(), "note", String.format(Locale.ROOT,
             "baseline %,d objects, %,d bytes; target %,d objects, %,d bytes", r.baseline().objects(),
             r.baseline().totalBytes(), r.target().objects(), r.target().totalBytes())));
@@ -197,6 +200,17 @@ public final class ReportHtml {
             g.put("resolved", null);
         }
         g.put("history", r.leakHistory() == null ? null : history(r));
+        List<LeakReport.Group> replaced = r.replacedGroups();
+        if (replaced.isEmpty()) {
+            g.put("replaced", null);
+        } else {
+            Map<String, Object> rm = new HashMap<>();
+            rm.put("count", replaced.size());
+            rm.put("lines", replaced.subList(0, Math.min(MAX_GROUPS, replaced.size())).stream()
+                .map(LeakReport.Group::replacedLine).toList());
+            rm.put("more", replaced.size() > MAX_GROUPS ? replaced.size() - MAX_GROUPS : null);
+            g.put("replaced", rm);
+        }
         return g;
     }
 
@@ -237,6 +251,7 @@ public final class ReportHtml {
             gm.put("rank", g.rank());
             gm.put("status", g.status());
             gm.put("growing", g.growing() ? "growing" : null);
+            gm.put("growth", g.growthSummary());
             gm.put("summary", String.format(Locale.ROOT, "%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes",
                 g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes()));
             gm.put("knownBy", g.knownBy());

@@ -60,6 +60,9 @@ public final class ReportJson {
         head.put("leakGroups", h.leakGroups());
         head.put("knownLeakGroups", h.knownLeakGroups());
         head.put("crossProcess", h.crossProcess());
+        head.put("netObjects", h.netObjects());
+        head.put("netBytes", h.netBytes());
+        head.put("replacedGroups", h.replacedGroups());
         m.put("headline", head);
         m.put("passed", r.passed());
         List<Object> gates = new ArrayList<>();
@@ -85,6 +88,16 @@ public final class ReportJson {
             gm.put("retainedBytes", g.retainedBytes());
             gm.put("heads", g.heads());
             gm.put("headType", g.headType());
+            if (g.verdict() != null) {
+                gm.put("verdict", g.verdict());
+            }
+            gm.put("netObjects", g.netObjects());
+            gm.put("netBytes", g.netBytes());
+            gm.put("freedObjects", g.freedObjects());
+            gm.put("freedBytes", g.freedBytes());
+            if (g.baselineHeads() != null) {
+                gm.put("baselineHeads", g.baselineHeads());
+            }
             // lines to print: escaped, one per hop; the hops themselves as data
             gm.put("path", g.path().stream().map(SafeText::visible).toList());
             List<Object> hops = new ArrayList<>();

@@ -13,7 +13,7 @@ import dev.heapload.queries.SafeText;
 /**
  * The JUnit XML form of a {@link LeakReport} (the Ant/Surefire format CI servers read): a {@code <testsuites>} with
  * the suite {@code heapload.leak-groups}, one {@code <testcase>} per leak group (a {@code <failure>} when the group
- * alone breaks a failed gate, {@code <skipped>} when it is a known leak, else passed; its retention path in
+ * alone breaks a failed gate, {@code <skipped>} when it is a known leak or replaced (churn), else passed; its retention path in
  * {@code <system-out>}), and the suite {@code heapload.gates}, one test case per {@code --fail-on} gate. Written with
  * the JDK's StAX {@link XMLStreamWriter}, which escapes {@code & < > "}; every text first goes through
  * {@link SafeText#xmlText}: control and bidi characters, which XML 1.0 mostly forbids, are shown escaped
@@ -43,7 +43,7 @@ public final class ReportJunit {
     private static void write(LeakReport r, XMLStreamWriter w) throws XMLStreamException {
         List<LeakReport.Group> groups = r.groups();
         long failures = groups.stream().filter(g -> !g.brokenGates().isEmpty()).count();
-        long skipped = groups.stream().filter(LeakReport.Group::known).count();
+        long skipped = groups.stream().filter(g -> g.known() || g.replaced()).count();
         long gateFailures = r.gates().stream().filter(LeakReport.GateResult::failed).count();
         w.writeStartDocument("UTF-8", "1.0");
         w.writeCharacters("\n");
@@ -66,13 +66,19 @@ public final class ReportJunit {
         attr(w, "timestamp", r.generatedAt().replaceFirst("Z$", ""));
         for (LeakReport.Group g : groups) {
             String summary = String.format(Locale.ROOT, "%,d %s head(s), %,d objects, %,d new bytes, %,d retained bytes",
-                g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes());
+                g.heads(), g.headType(), g.objects(), g.newBytes(), g.retainedBytes())
+                + (g.growthSummary() == null ? "" : "; " + g.growthSummary());
             w.writeCharacters("\n  ");
             w.writeStartElement("testcase");
             attr(w, "classname", suite);
             attr(w, "name", "#" + g.rank() + " " + g.name() + " [" + g.fingerprint() + "]");
             attr(w, "time", 0);
-            if (g.known()) {
+            if (g.replaced()) {
+                // churn, not a leak: listed, never failed
+                w.writeCharacters("\n   ");
+                w.writeEmptyElement("skipped");
+                attr(w, "message", "replaced, not a leak (churn): " + g.replacedLine());
+            } else if (g.known()) {
                 w.writeCharacters("\n   ");
                 w.writeEmptyElement("skipped");
                 attr(w, "message", "known leak (" + g.knownBy() + "): " + summary);

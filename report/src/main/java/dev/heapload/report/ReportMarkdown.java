@@ -39,12 +39,26 @@ public final class ReportMarkdown {
         if (hl.crossProcess()) {
             b.append(LeakReport.Headline.CROSS_PROCESS).append("\n\n");
         }
-        b.append("| VM | new objects | new bytes | new retained bytes | leak groups | known |\n");
-        b.append("|---|---:|---:|---:|---:|---:|\n");
-        b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %,d |%n%n", text(hl.vm()), hl.newObjects(),
-            hl.newBytes(), hl.newRetainedBytes(), hl.leakGroups(), hl.knownLeakGroups()));
+        b.append("| VM | new objects | new bytes | new retained bytes | leak groups | net objects | net bytes | known | replaced |\n");
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %+,d | %+,d | %,d | %,d |%n%n", text(hl.vm()),
+            hl.newObjects(), hl.newBytes(), hl.newRetainedBytes(), hl.leakGroups(), hl.netObjects(), hl.netBytes(),
+            hl.knownLeakGroups(), hl.replacedGroups()));
         list(b, "Leak groups", r.unknownGroups(), r.target().id());
         list(b, "Known leaks", r.knownGroups(), r.target().id());
+        if (!r.replacedGroups().isEmpty()) {
+            b.append("### Replaced, not leaks (").append(r.replacedGroups().size())
+                .append("; churn: new objects took the place of freed ones at the same path)\n\n");
+            int shown = 0;
+            for (LeakReport.Group g : r.replacedGroups()) {
+                if (shown++ == ReportHtml.MAX_GROUPS) {
+                    b.append(r.replacedGroups().size() - ReportHtml.MAX_GROUPS).append(" more in the JSON report.\n");
+                    break;
+                }
+                b.append("- ").append(text(g.replacedLine())).append('\n');
+            }
+            b.append('\n');
+        }
         if (r.leakHistory() != null) {
             history(b, r);
         }
@@ -103,6 +117,9 @@ public final class ReportMarkdown {
                 text(g.headType()), g.objects(), g.newBytes(), g.retainedBytes(), code(g.fingerprint()),
                 g.known() ? ", known: " + code(g.knownBy()) : "",
                 g.brokenGates().isEmpty() ? "" : ", breaks " + code(String.join(", ", g.brokenGates()))));
+            if (g.growthSummary() != null) {
+                b.append(text(g.growthSummary())).append("\n\n");
+            }
             b.append(block(String.join("\n", g.path().stream().map(SafeText::visible).toList()))).append('\n');
             if (g.example() != null) {
                 b.append("Example head ").append(code(g.example())).append(" (largest retained size):\n\n")

@@ -25,14 +25,15 @@ import dev.heapload.store.StoredSummary;
  * <pre>
  * (:Snapshot)-[:LOAD_COMPARISON]-&gt;(:LoadComparison {snapshot, baseline, position, newObjects, newBytes, leakGroupCount})
  * (:LoadComparison)-[:LOAD_LEAK_GROUP]-&gt;(:LoadLeakGroup {snapshot, baseline, rank, objects, newBytes, retainedBytes,
- *                                                       heads, headType, path})
+ *                                                       heads, headType, path, verdict, netObjects, netBytes})
  * </pre>
  *
  * One {@code LoadComparison} per comparison the load made with the snapshot as the target, chosen as the embedded
  * store chooses them (the nearest earlier analysed snapshot, the {@code --baseline}, and for the last of several files
  * the first), {@code position} its place in that order (0 first); its {@value StoredSummary#LEAK_GROUPS} largest leak
  * groups as {@code LoadLeakGroup} ({@code rank} 1 first, {@code path} the retention path's lines, as the summary keeps
- * them). A comparison made on first request is not part of the history (as in the embedded store). Deleting the
+ * them; {@code verdict}, {@code netObjects}, {@code netBytes} the group's net growth, absent on groups an older
+ * heapload wrote, read as net = new). A comparison made on first request is not part of the history (as in the embedded store). Deleting the
  * baseline keeps them (the embedded summaries keep them too; the history skips baselines that are gone).
  */
 final class RemoteHistory {
@@ -97,6 +98,11 @@ final class RemoteHistory {
                     gp.put("heads", g.heads());
                     gp.put("headType", g.headType());
                     gp.put("path", g.path());
+                    if (g.verdict() != null) {
+                        gp.put("verdict", g.verdict());
+                    }
+                    gp.put("netObjects", g.netObjects());
+                    gp.put("netBytes", g.netBytes());
                     groups.add(gp);
                 }
                 rows.add(Map.of("snapshot", targetId, "p", props, "groups", groups));
@@ -185,8 +191,12 @@ final class RemoteHistory {
                     for (Value line : g.get("path").values()) {
                         path.add(line.asString());
                     }
-                    groups.add(new StoredComparison.StoredLeakGroup(g.get("objects").asLong(), g.get("newBytes").asLong(),
-                        g.get("retainedBytes").asLong(), g.get("heads").asLong(), g.get("headType").asString(null), path));
+                    long objects = g.get("objects").asLong();
+                    long newBytes = g.get("newBytes").asLong();
+                    // groups written before verdicts: net = new
+                    groups.add(new StoredComparison.StoredLeakGroup(objects, newBytes, g.get("retainedBytes").asLong(),
+                        g.get("heads").asLong(), g.get("headType").asString(null), path, g.get("verdict").asString(null),
+                        g.get("netObjects").asLong(objects), g.get("netBytes").asLong(newBytes)));
                 }
                 byId.computeIfAbsent(r.get("id").asString(), k -> new ArrayList<>()).add(new StoredComparison(
                     c.get("baseline").asString(), c.get("newObjects").asLong(), c.get("newBytes").asLong(),

@@ -36,17 +36,32 @@ public final class LeakAnswer {
      * @param headType      the heads' type
      * @param path          the retention path, one line per hop from the root
      * @param example       address of the head with the largest retained size, or null
+     * @param verdict       {@code growing}, {@code new} or {@code replaced} ({@link SnapshotComparison.Verdict#label})
+     * @param baselineHeads heads of the baseline at the same path key
+     * @param freedHeads    of those, the ones gone in the target
+     * @param freedObjects  objects of the baseline at the path that are gone
+     * @param freedBytes    their shallow bytes
      */
     public record Group(long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
-                        String example) {
+                        String example, String verdict, long baselineHeads, long freedHeads, long freedObjects,
+                        long freedBytes) {
+
+        /** Whether the group is churn (replaced), listed apart and never counted as a leak. */
+        public boolean replaced() {
+            return SnapshotComparison.Verdict.REPLACED.label().equals(verdict);
+        }
     }
+
+    /** How many replaced groups are listed, one line each ({@code leak-groups} has them all). */
+    public static final int REPLACED_SHOWN = 10;
 
     /** The groups of {@code comparison}, whose target is {@code target} (for the example heads' addresses). */
     public static List<Group> groups(SnapshotComparison comparison, HeapSnapshot target) {
         List<Group> groups = new ArrayList<>(comparison.leakGroups().size());
         for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
             groups.add(new Group(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.path(),
-                g.example() < 0 ? null : target.address(g.example())));
+                g.example() < 0 ? null : target.address(g.example()), g.verdict().label(), g.baselineHeads(),
+                g.freedHeads(), g.freedObjects(), g.freedBytes()));
         }
         return groups;
     }
@@ -77,18 +92,35 @@ public final class LeakAnswer {
      */
     public static void print(String baseline, String target, List<Group> groups, String storeOptions, String command,
                              boolean served, PrintStream out) {
-        long totalObjects = 0;
-        long totalBytes = 0;
+        // replaced groups (churn: the new objects took the place of freed ones) are listed apart, never as leaks
+        List<Group> leaks = new ArrayList<>();
+        List<Group> replaced = new ArrayList<>();
         for (Group g : groups) {
-            totalObjects += g.objects();
-            totalBytes += g.newBytes();
+            (g.replaced() ? replaced : leaks).add(g);
         }
-        out.printf(Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%n",
-            SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, groups.size());
+        if (leaks.isEmpty() && !replaced.isEmpty()) {
+            long o = 0;
+            long b = 0;
+            for (Group g : replaced) {
+                o += g.objects();
+                b += g.newBytes();
+            }
+            out.println(GrowthText.noGrowth(baseline, target, o, b, replaced.size()));
+        } else {
+            long totalObjects = 0;
+            long totalBytes = 0;
+            for (Group g : leaks) {
+                totalObjects += g.objects();
+                totalBytes += g.newBytes();
+            }
+            out.printf(Locale.ROOT, "leaks: %s relative to %s: %,d new reachable objects, %,d bytes, in %,d leak group(s)%s%n",
+                SafeText.visible(target), SafeText.visible(baseline), totalObjects, totalBytes, leaks.size(),
+                replaced.isEmpty() ? "" : String.format(Locale.ROOT, "; %,d replaced group(s) listed apart", replaced.size()));
+        }
         int shown = 0;
-        for (Group g : groups) {
+        for (Group g : leaks) {
             if (shown++ == SHOWN) {
-                out.printf(Locale.ROOT, "  … %,d more group(s)%n", groups.size() - SHOWN);
+                out.printf(Locale.ROOT, "  … %,d more group(s)%n", leaks.size() - SHOWN);
                 break;
             }
             out.printf(Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
@@ -100,7 +132,25 @@ public final class LeakAnswer {
                 out.println("    example head " + SafeText.visible(g.example()) + " (largest retained size), all its paths:");
                 out.println("      " + named(ExploreCommands.paths(target, g.example(), storeOptions), command));
             }
+            if (g.verdict() != null) {
+                out.println("    " + GrowthText.verdict(g.verdict(), g.objects() - g.freedObjects(),
+                    g.newBytes() - g.freedBytes(), g.baselineHeads(), g.freedHeads(), g.freedObjects(), g.freedBytes(),
+                    g.headType(), baseline));
+            }
         }
+        if (!replaced.isEmpty()) {
+            out.println(GrowthText.replacedHeading(replaced.size()));
+            int listed = 0;
+            for (Group g : replaced) {
+                if (listed++ == REPLACED_SHOWN) {
+                    out.printf(Locale.ROOT, "  … %,d more replaced group(s)%n", replaced.size() - REPLACED_SHOWN);
+                    break;
+                }
+                out.println("  " + GrowthText.replaced(g.heads(), g.headType(), g.objects(), g.newBytes(),
+                    g.freedObjects(), g.freedBytes(), g.path()));
+            }
+        }
+        groups = leaks;
         String exampleAddress = groups.stream().map(Group::example).filter(a -> a != null).findFirst().orElse(null);
         out.println("next:");
         out.println("  " + command + " query leak-groups -p " + ExploreCommands.shellWord("baseline=" + baseline) + " -p "
