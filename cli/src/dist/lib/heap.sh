@@ -16,8 +16,8 @@
 #   limit  = 3/4 of the machine's memory (physical, or its cgroup's limit when lower) less OFF_HEAP (the importer's
 #            page cache and caches, the JVM's own memory)
 #
-# HEADROOM covers the parallel collector's young generation (a third of the heap: the old generation must hold all
-# that is alive). When need is more than the limit the heap is the limit, and the command refuses at once with one
+# HEADROOM covers the parallel collector's young generation (at most 1 GiB of a heap above FLOOR: the old generation
+# must hold all that is alive) and some slack. When need is more than the limit the heap is the limit, and the command refuses at once with one
 # line (-Dheapload.heap.need, checked in Java before any file is read) instead of failing after minutes. HEAPLOAD_XMX
 # overrides all of this: then nothing is checked. Small inputs get FLOOR, the fixed heap heapload always had.
 
@@ -145,5 +145,11 @@ heapload_heap() {
   heapload_machine_memory
   heapload_heap_size "$input" "$HEAPLOAD_MACHINE_MEMORY"
   HEAPLOAD_HEAP_OPTS=(-Xmx"${HEAPLOAD_HEAP_XMX_MIB}m")
+  if [ "$HEAPLOAD_HEAP_XMX_MIB" -gt "$HEAPLOAD_HEAP_FLOOR_MIB" ]; then
+    # a heap sized for large input: all of it from the start (the old generation would otherwise grow by one full
+    # collection after another while the dumps are read), and a young generation of at most 1 GiB (the parallel
+    # collector's default is a third of the heap, which the old generation then cannot use for the models)
+    HEAPLOAD_HEAP_OPTS+=(-Xms"${HEAPLOAD_HEAP_XMX_MIB}m" -XX:MaxNewSize=1g)
+  fi
   HEAPLOAD_HEAP_CHECK=(-Dheapload.heap.need="$HEAPLOAD_HEAP_NEED" -Dheapload.heap.limit="$((HEAPLOAD_HEAP_LIMIT_MIB << 20))")
 }

@@ -98,13 +98,13 @@ class HeapSizeScriptTest {
         }
         // 9 x (300 + 200) MB of models + 1,000 MB of dump = 5.5 GB alive: 512 MiB + 1.6 x 5,245 MiB
         String need = "echo ${HEAPLOAD_HEAP_OPTS[@]} ${HEAPLOAD_HEAP_CHECK[0]}";
-        String expected = "-Xmx8904m -Dheapload.heap.need=5500000000";
+        String expected = "-Xmx8904m -Xms8904m -XX:MaxNewSize=1g -Dheapload.heap.need=5500000000";
         assertEquals(expected, bash(tmp, "heapload_heap --db db --name x after.json; " + need));
         assertEquals("-Dheapload.heap.limit=" + (17054L << 20), bash(tmp, "heapload_heap after.json; echo ${HEAPLOAD_HEAP_CHECK[1]}"));
         assertEquals(expected, bash(tmp, "heapload_heap --db=db after.json; " + need));
         assertEquals(expected, bash(tmp, "HEAPLOAD_DB=db heapload_heap after.json; " + need));
         // only the models, for a command that names no file (a report by ids); options are not files
-        assertEquals("-Xmx7378m -Dheapload.heap.need=4500000000", bash(tmp, "heapload_heap report --db db --baseline-id a"
+        assertEquals("-Xmx7378m -Xms7378m -XX:MaxNewSize=1g -Dheapload.heap.need=4500000000", bash(tmp, "heapload_heap report --db db --baseline-id a"
             + " --target-id b -after.json; " + need));
         assertEquals("-Xmx3g", bash(tmp, "HEAPLOAD_XMX=3g heapload_heap --db db after.json; echo ${HEAPLOAD_HEAP_OPTS[@]}"
             + " ${HEAPLOAD_HEAP_CHECK[@]}"));
