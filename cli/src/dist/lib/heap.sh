@@ -32,26 +32,30 @@ HEAPLOAD_HEAP_HSNAP_FACTOR=9
 HEAPLOAD_HEAP_GZIP_RATIO=14
 HEAPLOAD_HEAP_OFF_HEAP_MIB=1024
 
-# Size of a file in bytes (GNU or BSD stat).
-heapload_file_size() {
-  stat -c %s -- "$1" 2>/dev/null || stat -f %z -- "$1" 2>/dev/null || echo 0
+# Sizes in bytes of files, one a line, in one process (GNU or BSD stat); nothing for no files.
+heapload_file_sizes() {
+  [ $# -gt 0 ] || return 0
+  stat -c %s -- "$@" 2>/dev/null || stat -f %z -- "$@" 2>/dev/null || true
 }
 
-# Decoded bytes of a dump file: its size, or for gzip the trailer's size (see above).
+# Decoded bytes of a dump file of a given size, into HEAPLOAD_DECODED_SIZE: the size, or for gzip the trailer's (see
+# above). A gzip file's magic number is read by bash itself; only a gzip file costs a process (od, for its trailer).
 heapload_decoded_size() {
-  local f="$1" size magic isize n
-  size="$(heapload_file_size "$f")"
-  magic="$(od -An -tx1 -N2 -- "$f" 2>/dev/null | tr -d ' \n')"
-  if [ "$magic" != 1f8b ] || [ "$size" -lt 18 ]; then
-    echo "$size"
-    return
+  local f="$1" size="$2" magic="" isize n
+  HEAPLOAD_DECODED_SIZE="$size"
+  IFS= LC_ALL=C read -r -d '' -n 2 magic <"$f" 2>/dev/null || true
+  if [ "$magic" != $'\x1f\x8b' ] || [ "$size" -lt 18 ]; then
+    return 0
   fi
   # ISIZE: the last 4 bytes, little-endian
   isize="$(od -An -tu1 -j $((size - 4)) -N4 -- "$f" 2>/dev/null | awk '{print $1 + 256 * ($2 + 256 * ($3 + 256 * $4))}')"
-  [ -n "$isize" ] || { echo $((size * HEAPLOAD_HEAP_GZIP_RATIO)); return; }
+  if [ -z "$isize" ]; then
+    HEAPLOAD_DECODED_SIZE=$((size * HEAPLOAD_HEAP_GZIP_RATIO))
+    return 0
+  fi
   n=$(( (size * HEAPLOAD_HEAP_GZIP_RATIO - isize + (1 << 31)) >> 32 ))
   [ "$n" -lt 0 ] && n=0
-  echo $((isize + n * (1 << 32)))
+  HEAPLOAD_DECODED_SIZE=$((isize + n * (1 << 32)))
 }
 
 # The machine's memory in bytes: physical, or the memory cgroup's limit (v2 or v1) when lower; 0 when unknown. Sets
@@ -125,23 +129,32 @@ heapload_heap() {
     HEAPLOAD_HEAP_OPTS=(-Xmx"$HEAPLOAD_XMX")
     return
   fi
-  local input=0 a snaps
+  local input=0 a snaps files=() models=() sizes=() i first=0 second=0 s
   for a in "$@"; do
     # only existing regular files: options, ids and directories count nothing
     case "$a" in -*) continue ;; esac
-    [ -f "$a" ] && input=$((input + $(heapload_decoded_size "$a")))
+    [ -f "$a" ] && files+=("$a")
   done
   heapload_store_dir "$@"
   snaps="$HEAPLOAD_STORE_DIR/snapshots"
   if [ -d "$snaps" ]; then
-    local f first=0 second=0 s
-    for f in "$snaps"/*.hsnap; do
-      [ -f "$f" ] || continue
-      s="$(heapload_file_size "$f")"
-      if [ "$s" -gt "$first" ]; then second=$first; first=$s; elif [ "$s" -gt "$second" ]; then second=$s; fi
+    for a in "$snaps"/*.hsnap; do
+      [ -f "$a" ] && models+=("$a")
     done
-    input=$((input + (first + second) * HEAPLOAD_HEAP_HSNAP_FACTOR))
   fi
+  # one stat for all of them: each process costs a millisecond on a quiet machine, a tenth of a second on a busy one
+  if [ $((${#files[@]} + ${#models[@]})) -gt 0 ]; then
+    mapfile -t sizes < <(heapload_file_sizes "${files[@]}" "${models[@]}")
+  fi
+  for i in "${!files[@]}"; do
+    heapload_decoded_size "${files[$i]}" "${sizes[$i]:-0}"
+    input=$((input + HEAPLOAD_DECODED_SIZE))
+  done
+  for i in "${!models[@]}"; do
+    s="${sizes[$((${#files[@]} + i))]:-0}"
+    if [ "$s" -gt "$first" ]; then second=$first; first=$s; elif [ "$s" -gt "$second" ]; then second=$s; fi
+  done
+  input=$((input + (first + second) * HEAPLOAD_HEAP_HSNAP_FACTOR))
   heapload_machine_memory
   heapload_heap_size "$input" "$HEAPLOAD_MACHINE_MEMORY"
   HEAPLOAD_HEAP_OPTS=(-Xmx"${HEAPLOAD_HEAP_XMX_MIB}m")
