@@ -51,7 +51,8 @@ import picocli.CommandLine.Parameters;
     footerHeading = "%nEnvironment:%n",
     footer = {"HEAPLOAD_DB      default of --db (else ./heapload-db)",
         "NEO4J_URI        default of --uri; NEO4J_DATABASE of --database; NEO4J_USERNAME, NEO4J_PASSWORD the login",
-        "HEAPLOAD_XMX     Java heap (default 1200m); HEAPLOAD_JAVA_OPTS more JVM options",
+        "HEAPLOAD_XMX     Java heap (default: sized from the input files and the machine); HEAPLOAD_JAVA_OPTS more",
+        "                 JVM options",
         "", "More: heapload help COMMAND; shell completion: heapload completion bash|zsh;",
         "installing from the checkout: ./heapload install [--prefix DIR] (default ~/.local)"},
     exitCodeListHeading = "%nExit codes:%n",
@@ -693,7 +694,8 @@ public final class HeapLoad implements Callable<Integer> {
         return String.format(java.util.Locale.ROOT, "out of memory%s (Java heap %,d MiB%s); the store is as it was; "
                 + "raise the heap with HEAPLOAD_XMX, e.g. HEAPLOAD_XMX=%dm heapload …",
             phase == null ? "" : " in phase '" + phase + "'", max >> 20,
-            xmx == null || xmx.isBlank() ? ", HEAPLOAD_XMX unset: default 1200m" : ", HEAPLOAD_XMX=" + xmx.strip(),
+            xmx != null && !xmx.isBlank() ? ", HEAPLOAD_XMX=" + xmx.strip()
+                : dev.heapload.io.HeapBudget.sizedFromInput() ? ", sized from the input" : ", HEAPLOAD_XMX unset",
             Math.max(2048, (max >> 20) * 2));
     }
 

@@ -122,6 +122,37 @@ class InputLimitsCommandTest {
     }
 
     @Test
+    void inputTooLargeForTheMachineIsRefusedBeforeReading() throws Exception {
+        // as the launcher (lib/heap.sh) passes them for dumps estimated at 9 GiB alive on a machine that allows 6 GiB
+        System.setProperty(dev.heapload.io.HeapBudget.NEED_PROPERTY, Long.toString(9L << 30));
+        System.setProperty(dev.heapload.io.HeapBudget.LIMIT_PROPERTY, Long.toString(6L << 30));
+        Run r;
+        Run fits;
+        Path fresh = tmp.resolve("no-store-for-too-large");
+        try {
+            r = run("--db", db.toString(), "--name", "too-large", example.toString());
+            Run missing = run("--db", db.toString(), tmp.resolve("no-such.json").toString());
+            assertEquals("heapload: " + tmp.resolve("no-such.json") + ": no such file" + System.lineSeparator(), missing.err(),
+                "a missing file is named first");
+            assertEquals(1, run("--db", fresh.toString(), example.toString()).code());
+            System.setProperty(dev.heapload.io.HeapBudget.NEED_PROPERTY, Long.toString(6L << 30));
+            fits = run("tree", example.toString());
+        } finally {
+            System.clearProperty(dev.heapload.io.HeapBudget.NEED_PROPERTY);
+            System.clearProperty(dev.heapload.io.HeapBudget.LIMIT_PROPERTY);
+        }
+        assertEquals(1, r.code(), r.err());
+        assertEquals("heapload: not enough memory for these dumps: they need about 9.0 GiB of Java heap (estimated from "
+            + "their size), more than the 6.0 GiB this machine gives heapload (3/4 of its memory or cgroup limit, less 1 GiB "
+            + "kept off the heap); nothing was read and the store is as it was; HEAPLOAD_XMX=14g heapload … tries anyway"
+            + System.lineSeparator(), r.err());
+        assertEquals("", r.out());
+        assertFalse(Files.exists(fresh), "a refused load made the store directory");
+        assertEquals(0, fits.code(), "a need equal to the limit is read: " + fits.err());
+        assertStoreUnchanged();
+    }
+
+    @Test
     void aFifoIsRefusedBeforeItIsOpened() throws Exception {
         Path fifo = tmp.resolve("pipe.json");
         Process mk;

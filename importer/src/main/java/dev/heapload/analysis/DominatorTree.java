@@ -24,8 +24,8 @@ import dev.heapload.model.HeapSnapshot;
  * immediately dominates; the super-root's retained size equals the total shallow size of reachable
  * objects.
  *
- * <p>Memory: about 36 bytes per reachable object plus 4 bytes per strong reference (predecessor lists),
- * all primitive arrays.
+ * <p>Memory: at most 40 bytes per reachable object plus 4 bytes per strong reference (predecessor lists), all
+ * primitive arrays, each let go as soon as the algorithm is done with it.
  */
 public final class DominatorTree {
 
@@ -142,6 +142,7 @@ public final class DominatorTree {
             }
         }
         fill = null;
+        number = null;
 
         // 3. semidominators and immediate dominators (all in preorder-number space)
         int[] semi = new int[count];
@@ -183,21 +184,36 @@ public final class DominatorTree {
             }
         }
 
-        // 4. retained sizes: children have larger preorder numbers than their immediate dominator
+        semi = null;
+        label = null;
+        ancestor = null;
+        bucketHead = null;
+        bucketNext = null;
+        compressStack = null;
+        pred = null;
+        predFirst = null;
+        parent = null;
+
+        // 4. retained sizes, summed in object space straight into retainedSize: children have larger preorder
+        // numbers than their immediate dominator
         long[] sizes = snapshot.shallowSizeColumn();
-        long[] retained = new long[count];
+        long superRoot = 0;
         for (int w = count - 1; w >= 1; w--) {
-            // saturating (ByteSums): a dump may declare sizes that sum past 2^63
-            retained[w] = ByteSums.add(retained[w], sizes[vertexOf[w] - 1]);
-            retained[idom[w]] = ByteSums.add(retained[idom[w]], retained[w]);
-        }
-        for (int w = 1; w < count; w++) {
             int o = vertexOf[w] - 1;
             int d = idom[w];
-            immediateDominator[o] = d == 0 ? -1 : vertexOf[d] - 1;
-            retainedSize[o] = retained[w];
+            // saturating (ByteSums): a dump may declare sizes that sum past 2^63
+            long r = ByteSums.add(retainedSize[o], sizes[o]);
+            retainedSize[o] = r;
+            if (d == 0) {
+                superRoot = ByteSums.add(superRoot, r);
+                immediateDominator[o] = -1;
+            } else {
+                int dominator = vertexOf[d] - 1;
+                retainedSize[dominator] = ByteSums.add(retainedSize[dominator], r);
+                immediateDominator[o] = dominator;
+            }
         }
-        return retained[0];
+        return superRoot;
     }
 
     private static boolean isStrongEdge(int e, int firstOfSource, int[] targets, byte[] flags, int[] distance) {

