@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
+import org.eclipse.collections.impl.set.mutable.primitive.LongHashSet;
 
 import dev.heapload.model.HeapSnapshot;
 
@@ -18,9 +19,13 @@ import dev.heapload.model.HeapSnapshot;
  * its retention parent's key, the last hop's label (the reference's name with its key type, {@link
  * HeapSnapshot#keyType}, so the string key {@code "[1]"} and the number key {@code 1}, both named {@code [1]}, are
  * different hops; or {@code [kind]}) and its own type and category. When either snapshot has no key types (a
- * snapshot file written before they existed), names are compared without them. A hop into a table that holds {@link SnapshotComparison#MAP_KEYS} or more children of one type under
- * one reference kind, each under another name, is labelled {@code [kind]}: the names are a map's keys (ids, URLs),
- * which differ from run to run (the same rule as the leak groups' last hop). Unreachable objects are keyed by type
+ * snapshot file written before they existed), names are compared without them. A hop into a table that holds
+ * {@link SnapshotComparison#MAP_KEYS} or more children of one type under one reference kind, each under another name,
+ * may be a map's entry, whose name (an id, a URL) differs from run to run: the hops to the children of that kind and
+ * type are labelled {@code [kind]} in both snapshots when the table at that path has such an entry name in one
+ * snapshot that the other lacks (a map that gained or lost keys), and keep their names when both snapshots have the
+ * same names there (a record: differently named fields, such as three globals holding userdata, are never merged
+ * into one hop). Unreachable objects are keyed by type
  * and category alone. Where the target has more objects under a key than the baseline, that many of them are new:
  * first those whose retention parent is new (so a new subtree is new as a whole and has one head), then the rest in
  * object order. So per path, {@code new = max(0, target - baseline)}: a per-path aggregate diff, which the leak
@@ -46,9 +51,8 @@ public final class RetentionPathMatch {
      */
     public static boolean[] newObjects(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
                                        HeapAnalysis targetAnalysis) {
-        boolean keyTypes = keyTypes(baseline, target);
-        return excess(target, targetAnalysis, keys(target, targetAnalysis, keyTypes),
-            keys(baseline, baselineAnalysis, keyTypes));
+        long[][] keys = keys(baseline, baselineAnalysis, target, targetAnalysis, keyTypes(baseline, target));
+        return excess(target, targetAnalysis, keys[1], keys[0]);
     }
 
     /**
@@ -59,14 +63,32 @@ public final class RetentionPathMatch {
     }
 
     /**
-     * The path key of every object of {@code s} (see the class comment): equal keys in two snapshots mean the same
-     * retention path (names, or {@code [kind]} for a map's entries), type and memory category.
+     * The path keys of every object of both snapshots of a pair (see the class comment): equal keys in the two mean the
+     * same retention path (names, or {@code [kind]} for a map's entries whose name the other snapshot does not have at
+     * that path), type and memory category.
      *
-     * @param keyTypes {@link #keyTypes} of the pair compared
-     * @return one key per object id
+     * @param keyTypes {@link #keyTypes} of the pair
+     * @return {@code {baseline keys, target keys}}, one key per object id of each
      */
-    public static long[] keys(HeapSnapshot s, HeapAnalysis analysis, boolean keyTypes) {
-        return keys(s, analysis, parents(s, analysis), byDistance(analysis, s.objectCount()), keyTypes);
+    public static long[][] keys(HeapSnapshot baseline, HeapAnalysis baselineAnalysis, HeapSnapshot target,
+                                HeapAnalysis targetAnalysis, boolean keyTypes) {
+        Side b = new Side(baseline, baselineAnalysis, keyTypes);
+        Side t = new Side(target, targetAnalysis, keyTypes);
+        // level by level in both (a parent's key is final once the level above is done in both): a table whose
+        // entries have the same names in both snapshots is a record, whose fields keep their names; one whose entry
+        // names differ (in either direction) is a map, whose entries are all labelled [kind]
+        int levels = Math.max(b.levels(), t.levels());
+        LongHashSet maps = new LongHashSet();
+        for (int d = -1; d < levels; d++) {
+            b.namedHops(d);
+            t.namedHops(d);
+            maps.clear();
+            b.maps(d, t.named, maps);
+            t.maps(d, b.named, maps);
+            b.keys(d, maps);
+            t.keys(d, maps);
+        }
+        return new long[][] {b.key, t.key};
     }
 
     /**
@@ -156,35 +178,131 @@ public final class RetentionPathMatch {
     }
 
     /**
-     * The path key of every object of {@code s}, given each object's retention parent ({@code -1} for roots and
-     * unreachable objects) and the object ids in order of distance ({@link #byDistance}); {@code keyTypes}: whether a
-     * hop's name is keyed with its key type.
+     * One snapshot of a pair while its path keys are computed level by level (distance from the roots; unreachable
+     * objects at level -1).
      */
-    private static long[] keys(HeapSnapshot s, HeapAnalysis analysis, int[] parent, int[] order, boolean keyTypes) {
-        int n = s.objectCount();
-        boolean[] mapEntry = mapEntries(s, analysis, parent);
-        long[] typeHash = new long[s.typeNames().size()];
-        for (int t = 0; t < typeHash.length; t++) {
-            typeHash[t] = s.typeNames().get(t).hashCode();
+    private static final class Side {
+        private final HeapSnapshot s;
+        private final HeapAnalysis analysis;
+        private final boolean keyTypes;
+        private final int[] parent;
+        private final int[] order;
+        /** Start of each level in {@link #order}: level d's objects are order[levelStart[d + 1] .. levelStart[d + 2]). */
+        private final int[] levelStart;
+        private final boolean[] mapEntry;
+        private final long[] typeHash;
+        /** The path keys, final for the levels done. */
+        final long[] key;
+        /** Per object of the current level: its hop's key with the name kept (0 without a name). */
+        private final long[] namedHop;
+        /** The named hops of the current level. */
+        final LongHashSet named = new LongHashSet();
+
+        Side(HeapSnapshot s, HeapAnalysis analysis, boolean keyTypes) {
+            this.s = s;
+            this.analysis = analysis;
+            this.keyTypes = keyTypes;
+            int n = s.objectCount();
+            this.parent = parents(s, analysis);
+            this.order = byDistance(analysis, n);
+            int max = -1;
+            for (int o = 0; o < n; o++) {
+                max = Math.max(max, analysis.distance()[o]);
+            }
+            this.levelStart = new int[max + 3];
+            for (int o = 0; o < n; o++) {
+                levelStart[analysis.distance()[o] + 2]++;
+            }
+            for (int d = 1; d < levelStart.length; d++) {
+                levelStart[d] += levelStart[d - 1];
+            }
+            this.mapEntry = mapEntries(s, analysis, parent);
+            this.typeHash = new long[s.typeNames().size()];
+            for (int t = 0; t < typeHash.length; t++) {
+                typeHash[t] = s.typeNames().get(t).hashCode();
+            }
+            this.key = new long[n];
+            this.namedHop = new long[n];
         }
-        long[] key = new long[n];
-        for (int o : order) {
-            long own = mix(typeHash[s.typeId(o)], s.category(o));
-            if (!analysis.reachable()[o]) {
-                key[o] = mix(0x756e72656163684cL, own); // "unreachL": type and category only
-            } else if (parent[o] < 0) {
-                int root = analysis.rootOf()[o];
-                String name = root >= 0 ? s.roots().get(root).name() : null;
-                key[o] = mix(mix(0x726f6f74L, name == null ? 0 : name.hashCode()), own);
-            } else {
+
+        /** Number of levels of reachable objects (the largest distance plus one). */
+        int levels() {
+            return levelStart.length - 2;
+        }
+
+        private int from(int d) {
+            return d + 1 < levelStart.length - 1 ? levelStart[d + 1] : order.length;
+        }
+
+        private int to(int d) {
+            return d + 2 < levelStart.length ? levelStart[d + 2] : order.length;
+        }
+
+        /** Level {@code d}: each object's hop with its name kept, into {@link #named}. */
+        void namedHops(int d) {
+            named.clear();
+            if (d < 1) {
+                return;
+            }
+            for (int i = from(d); i < to(d); i++) {
+                int o = order[i];
                 int r = analysis.retainedBy()[o];
-                String name = s.referenceName(r);
-                long label = mapEntry[o] || name == null ? mix(0x6b696e64L, s.referenceKind(r).hashCode())
-                    : mix(mix(0x6e616d65L, keyTypes ? s.keyTypeId(r) : 0), name.hashCode());
-                key[o] = mix(mix(key[parent[o]], label), own);
+                String name = r < 0 || parent[o] < 0 ? null : s.referenceName(r);
+                namedHop[o] = name == null ? 0 : mix(key[parent[o]], mix(mix(0x6e616d65L, keyTypes ? s.keyTypeId(r) : 0),
+                    name.hashCode()));
+                if (name != null) {
+                    named.add(namedHop[o]);
+                }
             }
         }
-        return key;
+
+        /**
+         * Level {@code d}: adds to {@code maps} the entries ({@link #entries}) of every possible map entry (a child of
+         * a table with {@link SnapshotComparison#MAP_KEYS} or more alike children by distinct names) whose named hop
+         * {@code other} (the other snapshot's named hops of this level) lacks.
+         */
+        void maps(int d, LongHashSet other, LongHashSet maps) {
+            if (d < 1) {
+                return;
+            }
+            for (int i = from(d); i < to(d); i++) {
+                int o = order[i];
+                if (mapEntry[o] && namedHop[o] != 0 && !other.contains(namedHop[o])) {
+                    maps.add(entries(o));
+                }
+            }
+        }
+
+        /**
+         * The entries {@code o} is one of, alike in both snapshots: its parent's path key, its hop's reference kind
+         * and its type.
+         */
+        private long entries(int o) {
+            return mix(mix(key[parent[o]], s.referenceKind(analysis.retainedBy()[o]).hashCode()), typeHash[s.typeId(o)]);
+        }
+
+        /**
+         * Level {@code d}'s keys: a named hop keeps its name unless its entries ({@link #entries}) are in
+         * {@code maps}, where it is labelled {@code [kind]}.
+         */
+        void keys(int d, LongHashSet maps) {
+            for (int i = from(d); i < to(d); i++) {
+                int o = order[i];
+                long own = mix(typeHash[s.typeId(o)], s.category(o));
+                if (!analysis.reachable()[o]) {
+                    key[o] = mix(0x756e72656163684cL, own); // "unreachL": type and category only
+                } else if (parent[o] < 0) {
+                    int root = analysis.rootOf()[o];
+                    String name = root >= 0 ? s.roots().get(root).name() : null;
+                    key[o] = mix(mix(0x726f6f74L, name == null ? 0 : name.hashCode()), own);
+                } else {
+                    int r = analysis.retainedBy()[o];
+                    boolean named = s.referenceName(r) != null && !maps.contains(entries(o));
+                    long hop = named ? namedHop[o] : mix(key[parent[o]], mix(0x6b696e64L, s.referenceKind(r).hashCode()));
+                    key[o] = mix(hop, own);
+                }
+            }
+        }
     }
 
     /**

@@ -228,9 +228,10 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         long[] targetKeys = null;
         long[] baselineKeys = null;
         if (baselineAnalysis != null && targetAnalysis != null) {
-            boolean keyTypes = RetentionPathMatch.keyTypes(baseline, target);
-            targetKeys = RetentionPathMatch.keys(target, targetAnalysis, keyTypes);
-            baselineKeys = RetentionPathMatch.keys(baseline, baselineAnalysis, keyTypes);
+            long[][] keys = RetentionPathMatch.keys(baseline, baselineAnalysis, target, targetAnalysis,
+                RetentionPathMatch.keyTypes(baseline, target));
+            baselineKeys = keys[0];
+            targetKeys = keys[1];
         }
         boolean crossProcess = isCrossProcess(baseline, target, diff) && baselineKeys != null;
         boolean[] isNew = crossProcess ? RetentionPathMatch.excess(target, targetAnalysis, targetKeys, baselineKeys)

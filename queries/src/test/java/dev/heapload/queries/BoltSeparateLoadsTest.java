@@ -118,7 +118,7 @@ class BoltSeparateLoadsTest {
         assertEquals(embedded.history().get(1).comparisons().get(0).newBytes(), afterVsAgain.newBytes());
         assertEquals(new dev.heapload.store.StoredComparison.StoredLeakGroup(152, 19608, 19608, 16, "table",
             List.of("root registry (table)", "_MODULES in table", "EventBus in table", "ThemeChanged in table",
-                "handlers in table", "[array] in table")), afterVsAgain.leakGroups().get(0));
+                "handlers in table", "[array] in table"), "growing", 152, 19608), afterVsAgain.leakGroups().get(0));
 
         List<String> notices = new java.util.ArrayList<>();
         RemoteGraphStore.setNotices(notices::add);
