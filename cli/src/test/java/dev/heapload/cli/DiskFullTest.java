@@ -85,7 +85,7 @@ class DiskFullTest {
         HeapLoadCommandTest.Run list = HeapLoadCommandTest.run("snapshots", "--db", db.toString());
         assertEquals(0, list.code(), list.err());
         HeapLoadCommandTest.Run summary = HeapLoadCommandTest.run("query", "--db", db.toString(), "--format", "csv",
-            "summary", "-p", "snapshot=after");
+            "categories", "-p", "snapshot=after");
         assertEquals(0, summary.code(), summary.err());
         TreeMap<String, String> sums = new TreeMap<>();
         try (Stream<Path> files = Files.list(db.resolve("snapshots"))) {
@@ -177,7 +177,7 @@ class DiskFullTest {
         Path filler = fill(128L << 10);
         try {
             String dir = Pattern.quote(db.toAbsolutePath().normalize().toString());
-            assertOneLine(timed("a query on a full disk", "query", "--db", db.toString(), "summary", "-p", "snapshot=after"),
+            assertOneLine(timed("a query on a full disk", "query", "--db", db.toString(), "categories", "-p", "snapshot=after"),
                 "heapload: not enough disk space in " + dir + " to start the graph's database: \\d+\\.\\d KiB free,"
                     + " about 1\\.0 MiB needed; the store is unchanged\n");
         } finally {
@@ -259,7 +259,7 @@ class DiskFullTest {
     /** The summary query's rows for 'after' and the checksum of its snapshot file. */
     private static String afterSummaryAndFile() throws IOException {
         HeapLoadCommandTest.Run summary = HeapLoadCommandTest.run("query", "--db", db.toString(), "--format", "csv",
-            "summary", "-p", "snapshot=after");
+            "categories", "-p", "snapshot=after");
         assertEquals(0, summary.code(), summary.err());
         return summary.out() + sha256(db.resolve("snapshots").resolve("after.hsnap"));
     }

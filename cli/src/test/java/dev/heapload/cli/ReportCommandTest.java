@@ -157,7 +157,7 @@ class ReportCommandTest {
         assertFalse(html.contains("http://") && html.contains("src=\"http"), "no external resources");
         String md = Files.readString(r.out().resolve("report.md"));
         assertTrue(md.contains("**FAILED**"), md);
-        assertTrue(md.contains("| luau | 186 | 22,099 | 22,011 | 3 | 0 |"), md);
+        assertTrue(md.contains("| luau | 186 | 22,099 | 22,011 | 3 | +186 | +22,099 | 0 | 0 |"), md);
         assertTrue(md.contains("```\nroot registry (table)\n_MODULES in table\nEventBus in table\n"), md);
         // the example head's address and the commands to follow it up
         assertTrue(md.contains("Example head <code>0x560138339de0</code> (largest retained size):\n\n```\n"

@@ -240,17 +240,25 @@ class ServeCommandTest {
             assertEquals("pid=" + child.pid() + "\nbolt=" + bolt + "\nhttp=" + http + "\n",
                 Files.readString(db.resolve(GraphStore.SERVING)));
 
-            // a saved query on the served store runs over its Bolt port: the golden rows, and one line saying so
-            Run query = HeapLoadCommandTest.run("query", "summary", "-p", "snapshot=after", "--format", "csv",
-                "--db", db.toString());
+            // a saved query that needs a graph runs over the served store's Bolt port: the golden rows, and one line
+            // saying so
+            Run query = HeapLoadCommandTest.run("query", "categories", "-p", "snapshot=after", "-p", "baseline=before",
+                "--format", "csv", "--db", db.toString());
             assertEquals(0, query.code(), query.err());
             assertEquals(Files.readString(Path.of(System.getProperty("heapload.testdata", "../testdata"), "golden",
-                "summary.event-listeners.csv")), query.out());
+                "categories.event-listeners.csv")), query.out());
             assertEquals("heapload: the store is served by heapload serve (pid " + child.pid() + "): running the query "
                 + "over bolt://localhost:" + bolt + "\n", query.err());
-            // a query on the other snapshot's objects cannot be answered by the served graph: one line, exit 1,
+            // a question answered from the stored models needs neither Neo4j nor the served graph: the other
+            // snapshot's largest retainers come from its model, with nothing on stderr
+            Run fromModel = HeapLoadCommandTest.run("query", "largest-retainers", "-p", "snapshot=before", "-p", "top=1",
+                "--format", "csv", "--db", db.toString());
+            assertEquals(0, fromModel.code(), fromModel.err());
+            assertEquals("", fromModel.err());
+            assertTrue(fromModel.out().startsWith("address,type,label,size,retainedSize,path\n0x"), fromModel.out());
+            // a graph query on the other snapshot's objects cannot be answered by the served graph: one line, exit 1,
             // not empty rows
-            Run other = HeapLoadCommandTest.run("query", "largest-retainers", "-p", "snapshot=before", "--db",
+            Run other = HeapLoadCommandTest.run("query", "weak-only", "-p", "snapshot=before", "--db",
                 db.toString());
             assertEquals(1, other.code(), other.err());
             assertEquals("", other.out());

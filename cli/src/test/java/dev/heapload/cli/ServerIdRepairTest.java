@@ -37,7 +37,7 @@ class ServerIdRepairTest {
         assertEquals(17, Files.size(serverId));
         Files.write(serverId, new byte[0]);
         HeapLoadCommandTest.Run r = HeapLoadCommandTest.run("query", "--db", db.toString(), "--format", "csv",
-            "summary", "-p", "snapshot=after");
+            "categories", "-p", "snapshot=after");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("871"), r.out());
         assertEquals(17, Files.size(serverId));
