@@ -23,7 +23,7 @@
 # Environment: SHARED (default ../shared beside the repository), OUT (work folder, default /tmp/heapload-sizes: the
 # medium and large pairs uncompressed there once, each run's output and times; the stores are deleted after each
 # run), REPEAT (runs per size and tool, default 1), SIZES (default "small medium large 10x"), HEAPLOAD (the command,
-# default ./heapload of this checkout), GRAPH_LINE (default '^(heapload: )?graph (written|ready)'). Needs GNU time
+# default ./heapload of this checkout), GRAPH_LINE (default '^(heapload: )?graph (written|ready|of .*ready)'). Needs GNU time
 # (/usr/bin/time), python3 and gzip.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,7 +33,7 @@ out="${OUT:-/tmp/heapload-sizes}"
 repeat="${REPEAT:-1}"
 sizes="${SIZES:-small medium large 10x}"
 tenx="${1:-${TENX:-}}"
-graph_line="${GRAPH_LINE:-^(heapload: )?graph (written|ready)}"
+graph_line="${GRAPH_LINE:-^(heapload: )?graph (written|ready|of .*ready)}"
 heapgraph="$shared/tools/heapgraph/heapgraph.py"
 for tool in /usr/bin/time python3 gzip; do
   command -v "$tool" >/dev/null || { echo "sizes.sh: needs $tool" >&2; exit 1; }
