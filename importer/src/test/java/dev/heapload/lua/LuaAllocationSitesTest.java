@@ -1,0 +1,94 @@
+package dev.heapload.lua;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.heapload.model.AllocationSites;
+import dev.heapload.model.HeapSnapshot;
+
+/**
+ * Allocation sites ({@code heapdump.track}, the C helper heapdump_native built against each VM's headers):
+ * src/test/lua/sites.lua allocates in three known places, three times each (a table constructor on line 9, a closure
+ * on line 5, a concatenation on line 11), plus the closure {@code handler} (line 6) and the table {@code Made} (line
+ * 7); the dump names exactly those sites, and the table made before tracking started has none.
+ */
+class LuaAllocationSitesTest {
+
+    @TempDir
+    Path tmp;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.1", "lua5.2", "lua5.3", "lua5.4", "lua5.5", "luajit"})
+    void sitesNameTheAllocatingLines(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path modules = tmp.resolve("cmodules");
+        Assumptions.assumeTrue(LuaRuns.buildNative(vm, modules), "no C compiler or no Lua headers for " + vm);
+        Path program = Path.of("src/test/lua/sites.lua");
+        LuaRuns.run(vm, program, tmp, modules);
+        HeapSnapshot s = LuaRuns.read(tmp.resolve("sites.json"));
+        AllocationSites sites = s.sites();
+        assertTrue(sites.tracked());
+        Map<String, Integer> bySite = new TreeMap<>();
+        for (int o = 0; o < s.objectCount(); o++) {
+            int site = sites.site(o);
+            if (site != AllocationSites.NO_SITE) {
+                bySite.merge(sites.text(site) + " " + s.type(o), 1, Integer::sum);
+            }
+        }
+        assertEquals(Map.of(
+            "sites.lua:5 in handler function", 3,
+            "sites.lua:6 in main chunk function", 1,
+            "sites.lua:7 in main chunk table", 1,
+            "sites.lua:9 in main chunk table", 3,
+            "sites.lua:11 in main chunk string", 3), bySite);
+        // the stored model keeps them
+        Path file = tmp.resolve("sites.hsnap");
+        dev.heapload.model.HeapSnapshotFile.write(s, file);
+        HeapSnapshot back = dev.heapload.model.HeapSnapshotFile.read(file);
+        assertEquals(s.objectCount(), back.objectCount());
+        for (int o = 0; o < s.objectCount(); o++) {
+            int site = sites.site(o);
+            assertEquals(site == AllocationSites.NO_SITE ? null : sites.text(site),
+                back.sites().site(o) == AllocationSites.NO_SITE ? null : back.sites().text(back.sites().site(o)));
+        }
+        for (int o = 0; o < s.objectCount(); o++) {
+            if (s.type(o).equals("string") && s.label(o) != null && s.label(o).startsWith("item-")) {
+                assertEquals("sites.lua:11 in main chunk", sites.text(sites.site(o)));
+            }
+        }
+        // made before heapdump.track(true): no site
+        int old = -1;
+        for (int o = 0; o < s.objectCount(); o++) {
+            if (s.type(o).equals("string") && "before tracking".equals(s.label(o))) {
+                old = o;
+            }
+        }
+        assertTrue(old >= 0);
+        assertEquals(AllocationSites.NO_SITE, sites.site(old));
+        for (int r = s.firstReference(old); r < s.firstReference(old + 1); r++) {
+            assertEquals(AllocationSites.NO_SITE, sites.site(s.referenceTarget(r)));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.4"})
+    void dumpsWithoutTrackingHaveNoSites(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path program = tmp.resolve("plain.lua");
+        java.nio.file.Files.writeString(program, "Keep = { 1, 2 }\nrequire(\"heapdump\").write(os.getenv(\"HEAPDUMP_DIR\") .. \"/plain.json\")\n");
+        LuaRuns.run(vm, program, tmp, null);
+        HeapSnapshot s = LuaRuns.read(tmp.resolve("plain.json"));
+        assertFalse(s.sites().tracked());
+        assertEquals(AllocationSites.NO_SITE, s.sites().site(0));
+    }
+}
