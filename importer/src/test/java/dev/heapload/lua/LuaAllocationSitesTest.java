@@ -80,6 +80,34 @@ class LuaAllocationSitesTest {
         }
     }
 
+    /**
+     * src/test/lua/listeners.lua (tracking on before both snapshots): the one leak group, 40 listener tables under
+     * {@code Bus.listeners}, has its new objects at the lines that made them: the listener tables at line 8 (in
+     * {@code Bus.on}), the widgets and their buffers at 20, the closures at 21, the names at 29.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.1", "lua5.4", "lua5.5", "luajit"})
+    void theLeakGroupNamesTheLineThatMadeTheListenerTables(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path modules = tmp.resolve("cmodules");
+        Assumptions.assumeTrue(LuaRuns.buildNative(vm, modules), "no C compiler or no Lua headers for " + vm);
+        LuaRuns.run(vm, Path.of("src/test/lua/listeners.lua"), tmp, modules);
+        HeapSnapshot before = LuaRuns.read(tmp.resolve("before.json"));
+        HeapSnapshot after = LuaRuns.read(tmp.resolve("after.json"));
+        dev.heapload.analysis.HeapAnalyzer.analyze(before, dev.heapload.model.Progress.NONE);
+        dev.heapload.analysis.HeapAnalysis a = dev.heapload.analysis.HeapAnalyzer.analyze(after, dev.heapload.model.Progress.NONE);
+        dev.heapload.analysis.SnapshotComparison c = dev.heapload.analysis.SnapshotComparison.compute(before, after, a);
+        var leaks = c.leakGroups().stream().filter(dev.heapload.analysis.SnapshotComparison.LeakGroup::leak).toList();
+        assertEquals(1, leaks.size(), () -> String.valueOf(c.leakGroups()));
+        assertEquals(40, leaks.get(0).heads());
+        Map<String, Long> sites = new TreeMap<>();
+        for (var row : leaks.get(0).sites()) {
+            sites.put(row.site(), row.objects());
+        }
+        assertEquals(Map.of("listeners.lua:8 in on", 40L, "listeners.lua:20 in widget", 80L,
+            "listeners.lua:21 in widget", 40L, "listeners.lua:29 in main chunk", 40L), sites);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"lua5.4"})
     void dumpsWithoutTrackingHaveNoSites(String vm) throws Exception {
