@@ -141,7 +141,7 @@ static struct {
   Site *sites; uint32_t nsites, capsites;                    /* index 0 unused */
   uint32_t *sitehash; uint32_t sitehashcap;                   /* heads of the chains, power of two */
   uint32_t *funchash; uint32_t funchashcap;
-  uint32_t curfunc; int32_t curline; uint32_t cursite; lua_State *curthread;
+  uint32_t curfunc; int32_t curline; uint32_t cursite; lua_State *curthread; int called;
   Block *sorted; size_t nsorted;
 } T;
 
@@ -309,26 +309,52 @@ static void *track_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return r;
 }
 
+/* functions already named: (source text pointer, linedefined) -> descriptor, checked against the chunk name; a
+ * function keeps the name it was first called under, so that the hook asks for names ("n", which reads the caller's
+ * code) once per function, not on every call and return */
+#define NAMECACHE 4096
+static struct { const char *source; int linedefined; uint32_t func; } namecache[NAMECACHE];
+
+static uint32_t describe(lua_State *L, lua_Debug *ar) {
+  size_t h = (((uintptr_t)ar->source >> 3) ^ (size_t)ar->linedefined * 40503u) & (NAMECACHE - 1);
+  uint32_t f = namecache[h].func;
+  if (f && namecache[h].source == ar->source && namecache[h].linedefined == ar->linedefined
+      && strcmp(T.funcs[f].source, ar->short_src) == 0) {
+    return f;
+  }
+  {
+    char fallback[96];
+    const char *name;
+    int main = ar->what[0] == 'm';
+    name = lua_getinfo(L, "n", ar) ? ar->name : NULL;
+    if (name == NULL) {
+      if (main) {
+        name = "main chunk";
+      } else {
+        snprintf(fallback, sizeof fallback, "function <%.60s:%d>", ar->short_src, ar->linedefined);
+        name = fallback;
+      }
+    }
+    f = intern_func(ar->short_src, name, main);
+  }
+  if (f) {
+    namecache[h].source = ar->source;
+    namecache[h].linedefined = ar->linedefined;
+    namecache[h].func = f;
+  }
+  return f;
+}
+
 /* the current position from frame `level` of L on: the first Lua function there; returns whether one was found */
 static int locate(lua_State *L, lua_Debug *ar, int level) {
   int last = level + 64;
   for (; level < last && lua_getstack(L, level, ar); level++) {
-    if (lua_getinfo(L, "Sln", ar) && ar->what[0] != 'C') {
-      char fallback[96];
-      const char *name = ar->name;
-      int main = ar->what[0] == 'm';
-      if (name == NULL) {
-        if (main) {
-          name = "main chunk";
-        } else {
-          snprintf(fallback, sizeof fallback, "function <%.60s:%d>", ar->short_src, ar->linedefined);
-          name = fallback;
-        }
-      }
-      T.curfunc = intern_func(ar->short_src, name, main);
+    if (lua_getinfo(L, "Sl", ar) && ar->what[0] != 'C') {
+      T.curfunc = describe(L, ar);
       T.curline = ar->currentline > 0 ? ar->currentline : ar->linedefined;
       T.cursite = 0;
       T.curthread = L;
+      T.called = 0;
       return 1;
     }
   }
@@ -341,7 +367,7 @@ static void track_hook(lua_State *L, lua_Debug *ar) {
     return;
   }
   if (ar->event == LUA_HOOKLINE) {
-    if (L != T.curthread || T.curfunc == 0) {
+    if (T.called || L != T.curthread || T.curfunc == 0) {
       lua_Debug here;
       if (!locate(L, &here, 0)) return;
     }
@@ -354,10 +380,9 @@ static void track_hook(lua_State *L, lua_Debug *ar) {
              || ar->event == LUA_HOOKTAILCALL
 #endif
              ) {
-    lua_Debug here;
-    if (lua_getinfo(L, "S", ar) && ar->what[0] != 'C') {
-      locate(L, &here, 0);             /* a Lua function: its first line follows */
-    }
+    /* a Lua function's first line event names it; until then (and in C functions, which have no line events) the
+     * caller's line stays the site */
+    T.called = 1;
   } else {                             /* a return (5.1: also a tail return): back in the caller */
     lua_Debug here;
     if (!locate(L, &here, 1)) {

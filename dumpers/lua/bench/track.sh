@@ -2,7 +2,7 @@
 # Cost of allocation-site tracking (heapdump.track): the 1,000,000-table state of state1m.lua built with tracking off
 # (the helper loaded, nothing installed) and on, per VM: CPU time of the build and of the dump, peak RSS of the
 # process, dump size. Run from anywhere: dumpers/lua/bench/track.sh [OUTDIR] [N]
-# Needs cc, /usr/bin/time, the VMs (lua5.1, lua5.4, luajit from apt with their -dev packages; Lua 5.5 from
+# VMS="lua5.4 luajit" picks the VMs. Needs cc, /usr/bin/time, the VMs (lua5.1, lua5.4, luajit from apt with their -dev packages; Lua 5.5 from
 # ../shared/tools/lua-5.5 when it is there).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,7 +11,7 @@ out="${1:-$(mktemp -d)}"
 n="${2:-1000000}"
 mkdir -p "$out"
 lua55="$root/../shared/tools/lua-5.5"
-for vm in lua5.1 lua5.4 lua5.5 luajit; do
+for vm in ${VMS:-lua5.1 lua5.4 lua5.5 luajit}; do
   case "$vm" in
     lua5.5) exe="$lua55/bin/lua5.5"; inc="$lua55/include" ;;
     luajit) exe=luajit; inc=/usr/include/luajit-2.1 ;;
@@ -25,4 +25,14 @@ for vm in lua5.1 lua5.4 lua5.5 luajit; do
       "$exe" "$here/state1m.lua" "$out/$vm/$mode.json" "$n" "$mode"
     ls -l "$out/$vm/$mode.json" | awk '{print "   dump " $5 " bytes"}'
   done
+done
+echo "== hook cost on calls and lines (calls.lua)"
+for vm in ${VMS:-lua5.1 lua5.4 lua5.5 luajit}; do
+  case "$vm" in
+    lua5.5) exe="$lua55/bin/lua5.5" ;;
+    luajit) exe=luajit ;;
+    *) exe="$vm" ;;
+  esac
+  [ -f "$out/$vm/heapdump_native.so" ] || continue
+  LUA_PATH="$root/dumpers/lua/?.lua;;" LUA_CPATH="$out/$vm/?.so" "$exe" "$here/calls.lua"
 done
