@@ -20,7 +20,9 @@ import dev.heapload.model.HeapSnapshot;
  * Allocation sites ({@code heapdump.track}, the C helper heapdump_native built against each VM's headers):
  * src/test/lua/sites.lua allocates in three known places, three times each (a table constructor on line 9, a closure
  * on line 5, a concatenation on line 11), plus the closure {@code handler} (line 6) and the table {@code Made} (line
- * 7); the dump names exactly those sites, and the table made before tracking started has none.
+ * 7), and on line 14, after a call returned and a C function ran on the same line, one more concatenation (the
+ * closure {@code id}: line 13); the dump names exactly those sites, and the table made before tracking started has
+ * none.
  */
 class LuaAllocationSitesTest {
 
@@ -50,7 +52,9 @@ class LuaAllocationSitesTest {
             "sites.lua:6 in main chunk function", 1,
             "sites.lua:7 in main chunk table", 1,
             "sites.lua:9 in main chunk table", 3,
-            "sites.lua:11 in main chunk string", 3), bySite);
+            "sites.lua:11 in main chunk string", 3,
+            "sites.lua:13 in main chunk function", 1,
+            "sites.lua:14 in main chunk string", 1), bySite);
         // the stored model keeps them
         Path file = tmp.resolve("sites.hsnap");
         dev.heapload.model.HeapSnapshotFile.write(s, file);
