@@ -15,7 +15,8 @@
  *                     (lua_pushexternalstring, used by the auxiliary library's buffers) whose bytes Lua does not
  *                     count as its own
  *   track(on)         allocation sites: true installs an allocator wrapper (lua_setallocf) and a call/return/line
- *                     hook on the calling thread (coroutines it creates inherit it); every GC object allocated
+ *                     hook on the calling thread and the main thread (coroutines they create inherit it; LuaJIT's
+ *                     hooks are global); every GC object allocated
  *                     while on is recorded as address -> site (source, line, function); frees drop their entry.
  *                     false stops recording (and removes the hooks); the sites of objects still alive are kept,
  *                     and the wrapper is taken out once none is left. Before the first track(true) nothing is
@@ -422,13 +423,23 @@ static int l_track(lua_State *L) {
     T.curfunc = 0;
     T.cursite = 0;
     lua_sethook(L, track_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE, 0);
+    /* the main thread too, when track(true) runs in a coroutine (5.1/LuaJIT: once the helper knows it) */
+#if LUA_VERSION_NUM >= 502
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+#else
+    lua_rawgeti(L, lua_upvalueindex(1), 1);
+#endif
+    if (lua_type(L, -1) == LUA_TTHREAD && lua_tothread(L, -1) != L && lua_gethook(lua_tothread(L, -1)) == NULL) {
+      lua_sethook(lua_tothread(L, -1), track_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE, 0);
+    }
+    lua_pop(L, 1);
     {
       lua_Debug here;
       locate(L, &here, 1);             /* the caller of track(true) */
     }
   } else {
     T.on = 0;
-    if (lua_gethook(L) == track_hook) lua_sethook(L, NULL, 0, 0);
+    if (lua_gethook(L) == track_hook) lua_sethook(L, NULL, 0, 0);   /* other threads: at their next event */
     if (T.installed && T.count == 0) {
       lua_setallocf(L, T.orig, T.origud);
       T.installed = 0;

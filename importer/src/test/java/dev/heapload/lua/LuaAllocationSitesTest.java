@@ -112,6 +112,38 @@ class LuaAllocationSitesTest {
             "listeners.lua:21 in widget", 40L, "listeners.lua:29 in main chunk", 40L), sites);
     }
 
+    /** track(true) inside a coroutine: the main thread, resumed afterwards, is followed too. */
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.1", "lua5.4", "luajit"})
+    void trackingStartedInACoroutineFollowsTheMainThread(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path modules = tmp.resolve("cmodules");
+        Assumptions.assumeTrue(LuaRuns.buildNative(vm, modules), "no C compiler or no Lua headers for " + vm);
+        Path program = tmp.resolve("co.lua");
+        java.nio.file.Files.writeString(program, String.join("\n",
+            "local heapdump = require \"heapdump\"",
+            "Keep = {}",
+            "local co = coroutine.create(function()",
+            "  heapdump.track(true)",
+            "  Keep.inco = { \"in coroutine\" }",
+            "  coroutine.yield()",
+            "end)",
+            "coroutine.resume(co)",
+            "Keep.inmain = { \"in main\" }",
+            "heapdump.track(false)",
+            "heapdump.write(os.getenv(\"HEAPDUMP_DIR\") .. \"/co.json\")",
+            ""));
+        LuaRuns.run(vm, program, tmp, modules);
+        HeapSnapshot s = LuaRuns.read(tmp.resolve("co.json"));
+        Map<String, String> bySite = new TreeMap<>();
+        for (int o = 0; o < s.objectCount(); o++) {
+            if (s.sites().site(o) != AllocationSites.NO_SITE) {
+                bySite.put(s.sites().text(s.sites().site(o)), s.type(o));
+            }
+        }
+        assertEquals(Map.of("co.lua:5 in function <co.lua:3>", "table", "co.lua:9 in main chunk", "table"), bySite);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"lua5.4"})
     void dumpsWithoutTrackingHaveNoSites(String vm) throws Exception {
