@@ -144,6 +144,19 @@ class LuaAllocationSitesTest {
         assertEquals(Map.of("co.lua:5 in function <co.lua:3>", "table", "co.lua:9 in main chunk", "table"), bySite);
     }
 
+    /** Without the C helper, track(true) fails with one line saying what to build. */
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.4"})
+    void trackingWithoutTheHelperSaysWhatIsMissing(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path program = tmp.resolve("nohelper.lua");
+        java.nio.file.Files.writeString(program, "require(\"heapdump\").track(true)\n");
+        LuaRuns.Result r = LuaRuns.start(vm, program, tmp, null);
+        assertEquals(1, r.exit());
+        assertTrue(r.output().contains("nohelper.lua:1: heapdump.track: the C helper heapdump_native is not loaded (build it: "
+            + "docs/reference/lua-dumper-format.md)"), r.output());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"lua5.4"})
     void dumpsWithoutTrackingHaveNoSites(String vm) throws Exception {
