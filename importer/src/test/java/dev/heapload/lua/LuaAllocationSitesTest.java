@@ -144,6 +144,31 @@ class LuaAllocationSitesTest {
         assertEquals(Map.of("co.lua:5 in function <co.lua:3>", "table", "co.lua:9 in main chunk", "table"), bySite);
     }
 
+    /** A site index the dump's site table lacks, or a site that is no index: one line naming the file (and place). */
+    @org.junit.jupiter.api.Test
+    void badSitesAreRefusedInOneLine() throws Exception {
+        String head = "{\"format\":\"lua-heap-snapshot\",\"formatVersion\":1,\"lua\":{\"version\":\"Lua 5.4\",\"jit\":null,"
+            + "\"addressesAreReal\":true,\"stringIds\":\"address\"},\"objects\":{\"0x10\":{\"type\":\"table\",\"site\":";
+        String tail = ",\"pairs\":[],\"size\":56}},\"roots\":{\"registry\":\"0x10\",\"globals\":\"0x10\"},"
+            + "\"tracking\":{\"sites\":[{\"source\":\"a.lua\",\"line\":1,\"function\":\"main chunk\"}]}}";
+        Path outside = tmp.resolve("outside.json");
+        java.nio.file.Files.writeString(outside, head + "3" + tail);
+        Path text = tmp.resolve("text.json");
+        java.nio.file.Files.writeString(text, head + "\"x\"" + tail);
+        Path good = tmp.resolve("good.json");
+        java.nio.file.Files.writeString(good, head + "0" + tail);
+        String m1 = org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
+            () -> new LuaHeapDumpReader().read(outside, "s", dev.heapload.model.Progress.NONE)).getMessage();
+        assertTrue(m1.contains("outside.json") && m1.endsWith(": an object's \"site\" 3 is not in \"tracking.sites\" (1 site(s))")
+            && !m1.contains("\n"), m1);
+        String m2 = org.junit.jupiter.api.Assertions.assertThrows(dev.heapload.model.DumpFormatException.class,
+            () -> new LuaHeapDumpReader().read(text, "s", dev.heapload.model.Progress.NONE)).getMessage();
+        assertTrue(m2.contains("text.json") && m2.contains("byte ") && m2.endsWith(": record 0x10: \"site\" is not a site index")
+            && !m2.contains("\n"), m2);
+        HeapSnapshot s = LuaRuns.read(good);
+        assertEquals("a.lua:1 in main chunk", s.sites().text(s.sites().site(0)));
+    }
+
     /** Without the C helper, track(true) fails with one line saying what to build. */
     @ParameterizedTest
     @ValueSource(strings = {"lua5.4"})
