@@ -708,7 +708,6 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
       out("]")
     end
 
-
     local function start(v, t)
       out(sep); out(ids[v]); out(":{\"type\":\""); out(t); out("\"")
       site(v)
@@ -1003,7 +1002,11 @@ function M.track(on)
     JITWASON = JIT.status()
     if JITWASON then JIT.flush(); JIT.off() end
   end
-  local was = NATIVE.track(on)
+  local ok, was = pcall(NATIVE.track, on)
+  if not ok then                                    -- e.g. a debug hook of the program's own is set
+    if JITWASON and not TRACKING then JITWASON = nil; JIT.on() end
+    error(was, 2)
+  end
   if on then TRACKED = true end
   TRACKING = on
   if not on and JITWASON then JITWASON = nil; JIT.on() end

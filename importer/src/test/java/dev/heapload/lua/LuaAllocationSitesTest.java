@@ -169,6 +169,26 @@ class LuaAllocationSitesTest {
         assertEquals("a.lua:1 in main chunk", s.sites().text(s.sites().site(0)));
     }
 
+    /** A debug hook of the program's own is not replaced: track(true) refuses; LuaJIT's JIT stays on. */
+    @ParameterizedTest
+    @ValueSource(strings = {"lua5.4", "luajit"})
+    void aHookOfTheProgramsOwnIsLeftAlone(String vm) throws Exception {
+        LuaRuns.requireInterpreter(vm);
+        Path modules = tmp.resolve("cmodules");
+        Assumptions.assumeTrue(LuaRuns.buildNative(vm, modules), "no C compiler or no Lua headers for " + vm);
+        Path program = tmp.resolve("hooked.lua");
+        java.nio.file.Files.writeString(program, String.join("\n",
+            "local heapdump = require \"heapdump\"",
+            "debug.sethook(function() end, \"l\")",
+            "print(pcall(heapdump.track, true))",
+            "print(jit == nil or jit.status())",
+            ""));
+        LuaRuns.Result r = LuaRuns.start(vm, program, tmp, modules);
+        assertEquals(0, r.exit(), r.output());
+        assertEquals("false\theapdump.track: a debug hook is already set on this thread\ntrue",
+            r.output().strip().replaceAll("(?s)(\ntrue).*", "$1"));
+    }
+
     /** Without the C helper, track(true) fails with one line saying what to build. */
     @ParameterizedTest
     @ValueSource(strings = {"lua5.4"})
