@@ -17,6 +17,10 @@
 --              default 5000
 --   native     false: do not use heapdump_native even when it is on package.cpath
 --
+-- Allocation sites (needs heapdump_native): heapdump.track(true) records, for every object allocated from then on,
+-- the source line and function that allocated it; heapdump.track(false) stops recording (the sites of the objects
+-- still alive are kept). Each later dump gives such objects a "site"; objects allocated while not tracking have none.
+--
 -- What it does, in order, in a coroutine of its own (the caller's stack may have no room left): stops the collector
 -- when it runs (restored afterwards; Lua 5.1 cannot tell whether it runs, so there it is left as it is), records
 -- the calling thread's frames, then walks the object graph
@@ -76,6 +80,7 @@ local NEG_LOCALS = V ~= "5.1"                       -- varargs via negative loca
 -- the optional C helper (heapdump_native.c): loaded now, so that on 5.1/LuaJIT it learns the main thread when
 -- this module is loaded on it
 local NATIVE
+local TRACKED, TRACKING, JITWASON = false, false, nil   -- heapdump.track: ever on, on now, LuaJIT's JIT was on
 do
   local ok, m = pcall(require, "heapdump_native")
   if ok and type(m) == "table" and type(m.getupvalue) == "function" then NATIVE = m end
@@ -377,6 +382,7 @@ local function writeIn(path, options, countKB, runningThread, isMain, stack, omi
   local extra = options.level or 0
   local native = NATIVE
   if options.native == false then native = nil end
+  local sites = native and native.sitesbegin and TRACKED and native.sitesbegin() or nil
   -- the collector: stopped for the walk when it runs (so no finalizer changes the heap meanwhile) and restarted
   -- afterwards. Inside a finalizer (5.4+) collectgarbage answers nothing and the collector does not run. Lua 5.1
   -- has no "isrunning": the collector is left as it is there.
@@ -392,7 +398,8 @@ local function writeIn(path, options, countKB, runningThread, isMain, stack, omi
   local tmp = path .. ".tmp"
   if isMain == nil then isMain = runningThread == nil end
   local ok, result = pcall(M._dump, tmp, options, stack, omitted, countKB, collector, native, runningThread, isMain,
-    caller, 2 + extra, stackError)
+    caller, 2 + extra, stackError, sites)
+  if sites then native.sitesend() end
   if running then pcall(collectgarbage, "restart") end
   if ok then
     local renamed, why = rename(tmp, path)
@@ -471,7 +478,7 @@ end
 -- Output goes piece by piece into a buffer that is handed to file:write as separate arguments, so the
 -- walk makes almost no garbage (the collector is stopped while it runs): no record is concatenated.
 function M._dump(path, options, stack, stackOmitted, countKB, collector, native, runningThread, isMain, caller, first,
-                 stackError)
+                 stackError, tracked)
   local maxframes = options.maxframes or 5000
   if maxframes < 2 then maxframes = 2 end
   if stack == nil then
@@ -549,13 +556,29 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
       return "o" .. nsynthetic
     end
 
+    -- allocation sites (heapdump.track): the helper's site id of an object -> its index in "tracking.sites"
+    local siteIndex, siteIds, nsited = {}, {}, 0
+    local function site(v)
+      local s = native.site(v)
+      if s == nil then return end
+      local i = siteIndex[s]
+      if i == nil then
+        i = #siteIds
+        siteIds[i + 1] = s
+        siteIndex[s] = i
+      end
+      out(",\"site\":"); out(i)
+      nsited = nsited + 1
+    end
+    if not tracked then site = function() end end
+
     local function emitstring(s, qid)
       local len = #s
       local size, external = stringsize(s, len)
       bytes = bytes + size
       local n, truncated = len, false
       if maxstring and len > maxstring then n, truncated = maxstring, true end
-      out(sep); out(qid); out(":{\"type\":\"string\",\"len\":"); out(len); out(",\"size\":"); out(size)
+      out(sep); out(qid); out(":{\"type\":\"string\""); site(s); out(",\"len\":"); out(len); out(",\"size\":"); out(size)
       if external then out(",\"external\":true,\"externalBytes\":"); out(len + 1) end
       out(",\"value\":")
       if not jsonstring(out, s, n) then out(",\"hex\":\""); hexdigits(out, s, n); out("\"") end
@@ -687,6 +710,7 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
 
     local function start(v, t)
       out(sep); out(ids[v]); out(":{\"type\":\""); out(t); out("\"")
+      site(v)
       sep = ",\n"
     end
 
@@ -906,6 +930,17 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
     out("},\"callstack\":{\"thread\":"); out(ct); out(",\"ismain\":"); out(tostring(isMain ~= false))
     frames(stack, stackOmitted)
     out("}},\n\"summary\":{\"objects\":"); out(nobjects); out(",\"estimatedBytes\":"); out(bytes); out("}")
+    if tracked then
+      out(",\n\"tracking\":{\"state\":\""); out(TRACKING and "on" or "off"); out("\",\"objectsWithSite\":"); out(nsited)
+      out(",\"objectsWithoutSite\":"); out(nobjects - nsited); out(",\"sites\":[")
+      for i = 1, #siteIds do
+        local source, line, name = native.siteinfo(siteIds[i])
+        if i > 1 then out(",\n") end
+        out("{\"source\":"); out(jstr(source or "?")); out(",\"line\":"); out(line or -1)
+        out(",\"function\":"); out(jstr(name or "?")); out("}")
+      end
+      out("]}")
+    end
 
     if OLD and mainthread == nil and not isMain then
       warnings[#warnings + 1] = "dumped inside a coroutine on " .. (JITVERSION or VERSION) .. " without heapdump_native: "
@@ -947,6 +982,35 @@ function M._dump(path, options, stack, stackOmitted, countKB, collector, native,
   if okWalk and not okClose then okWalk, result = false, closeError end
   if not okWalk then error(result, 0) end
   return result
+end
+
+--- Switches allocation-site tracking on (true) or off (false); needs the C helper heapdump_native.
+-- While on, every object allocated gets the site (source, line, function) of the Lua code running then: the
+-- line of a table constructor, closure or concatenation; for objects a C function makes, the Lua line that called
+-- it. Coroutines created before tracking started are not followed (their allocations get the site of the line
+-- that resumed them; LuaJIT follows every coroutine). On LuaJIT the JIT compiler is off while tracking (compiled
+-- code runs no hooks); it is switched on again by track(false) when it was on. Off, sites of objects still alive
+-- are kept for later dumps; nothing is installed before the first track(true).
+-- @param on boolean
+-- @return whether tracking was on before
+function M.track(on)
+  if not (NATIVE and NATIVE.track) then
+    error("heapdump.track: the C helper heapdump_native is not loaded (build it: docs/reference/lua-dumper-format.md)", 2)
+  end
+  on = on and true or false
+  if on and not TRACKING and JIT and JIT.status and JIT.off then
+    JITWASON = JIT.status()
+    if JITWASON then JIT.flush(); JIT.off() end
+  end
+  local ok, was = pcall(NATIVE.track, on)
+  if not ok then                                    -- e.g. a debug hook of the program's own is set
+    if JITWASON and not TRACKING then JITWASON = nil; JIT.on() end
+    error(was, 2)
+  end
+  if on then TRACKED = true end
+  TRACKING = on
+  if not on and JITWASON then JITWASON = nil; JIT.on() end
+  return was
 end
 
 return M

@@ -67,7 +67,8 @@ class LeakAnswerTest {
     void theBundledPairsGiveTheGoldenAnswers() throws IOException {
         List<String> wrong = new ArrayList<>();
         for (String[] c : new String[][] {{"event-listeners", "luau/event-listeners"}, {"script-in-key", "luau/script-in-key"},
-            {"host-objects", "luau/host-objects"}, {"weak-tables-nogc-lua51", "lua/weak-tables-nogc/lua51"}, {"weak-tables-nogc-lua54", "lua/weak-tables-nogc/lua54"}}) {
+            {"host-objects", "luau/host-objects"}, {"weak-tables-nogc-lua51", "lua/weak-tables-nogc/lua51"},
+            {"weak-tables-nogc-lua54", "lua/weak-tables-nogc/lua54"}, {"listener-sites-lua54", "lua/listener-sites/lua54"}}) {
             Path dir = TESTDATA.resolve(c[1]);
             String got = loadAnswer(c[0], dir.resolve("before.json"), dir.resolve("after.json"));
             if (!got.equals(golden(c[0], got))) {

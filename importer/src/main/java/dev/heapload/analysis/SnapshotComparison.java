@@ -157,7 +157,21 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      */
     public record LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
                             List<PathHop> hops, int example, Verdict verdict, long baselineHeads, long freedHeads,
-                            long freedObjects, long freedBytes) {
+                            long freedObjects, long freedBytes, List<SiteCount> sites) {
+
+        /** A group without allocation sites. */
+        public LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
+                         List<PathHop> hops, int example, Verdict verdict, long baselineHeads, long freedHeads,
+                         long freedObjects, long freedBytes) {
+            this(objects, newBytes, retainedBytes, heads, headType, hops, example, verdict, baselineHeads, freedHeads,
+                freedObjects, freedBytes, List.of());
+        }
+
+        /** This group with {@code sites}. */
+        public LeakGroup withSites(List<SiteCount> sites) {
+            return new LeakGroup(objects, newBytes, retainedBytes, heads, headType, hops, example, verdict,
+                baselineHeads, freedHeads, freedObjects, freedBytes, List.copyOf(sites));
+        }
 
         /** A group with nothing at its path in the baseline ({@link Verdict#NEW}). */
         public LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
@@ -185,6 +199,20 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             return verdict.leak();
         }
     }
+
+    /**
+     * Objects of a leak group allocated at one site (the target's {@link dev.heapload.model.AllocationSites}).
+     *
+     * @param site    the site as text ({@link dev.heapload.model.AllocationSites#text}), or null for the objects
+     *                allocated while the dumper was not tracking
+     * @param objects how many of the group's new objects
+     * @param bytes   their shallow bytes
+     */
+    public record SiteCount(String site, long objects, long bytes) {
+    }
+
+    /** How many sites a leak group keeps ({@link LeakGroup#sites}), largest first. */
+    public static final int SITES_KEPT = 5;
 
     /** Hops as leak-trace lines ({@link PathHop#line}). */
     public static List<String> lines(List<PathHop> hops) {
@@ -426,6 +454,9 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         Map<List<PathHop>, TreeMap<Long, long[]>> headKeys = new HashMap<>();
         Map<Long, long[]> newAt = new HashMap<>();
         long[] retained = analysis.retainedSize();
+        // with allocation sites: per head, the id of its group key (keyIds)
+        int[] keyOfHead = target.sites().tracked() ? new int[n] : null;
+        Map<List<PathHop>, Integer> keyIds = new HashMap<>();
         for (int h = 0; h < n; h++) {
             if (headOf[h] != h) {
                 continue;
@@ -439,6 +470,14 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             hops.add(new PathHop(null, HEAD, "", target.type(h)));
             List<PathHop> key = List.copyOf(hops);
             long[] g = groups.computeIfAbsent(key, k -> new long[4]);
+            if (keyOfHead != null) {
+                Integer id = keyIds.get(key);
+                if (id == null) {
+                    id = keyIds.size();
+                    keyIds.put(key, id);
+                }
+                keyOfHead[h] = id;
+            }
             g[0] += th.members()[h];
             g[1] = ByteSums.add(g[1], th.memberBytes()[h]);
             g[2] = ByteSums.add(g[2], retained[h]);
@@ -466,6 +505,13 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1).type(),
                 key.subList(0, key.size() - 1), examples.get(key)));
         }
+        if (keyOfHead != null) {
+            int[] groupOfKey = new int[keyIds.size()];
+            for (int i = 0; i < keys.size(); i++) {
+                groupOfKey[keyIds.get(keys.get(i))] = i;
+            }
+            result = withSites(target, headOf, keyOfHead, groupOfKey, result);
+        }
         if (side != null) {
             // the freed objects are shared out in the order of new bytes (the ranking without net growth)
             Comparator<LeakGroup> byNew = Comparator.comparingLong(LeakGroup::newBytes).reversed()
@@ -483,6 +529,46 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         result.sort(RANK);
         return List.copyOf(result);
+    }
+
+    /**
+     * The groups with the allocation sites of their objects ({@link SiteCount}, the {@link #SITES_KEPT} largest by
+     * bytes, then objects, then text; the objects without a site form one row, site null). Each object counts in the
+     * group of its head.
+     *
+     * @param keyOfHead  per head, the id of its group key
+     * @param groupOfKey per key id, the index of its group in {@code groups}
+     */
+    private static List<LeakGroup> withSites(HeapSnapshot target, int[] headOf, int[] keyOfHead, int[] groupOfKey,
+                                             List<LeakGroup> groups) {
+        dev.heapload.model.AllocationSites sites = target.sites();
+        List<Map<Integer, long[]>> perGroup = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            perGroup.add(new HashMap<>());
+        }
+        for (int o = 0; o < target.objectCount(); o++) {
+            int h = headOf[o];
+            if (h < 0) {
+                continue;
+            }
+            long[] c = perGroup.get(groupOfKey[keyOfHead[h]]).computeIfAbsent(sites.site(o), k -> new long[2]);
+            c[0]++;
+            c[1] = ByteSums.add(c[1], target.shallowSize(o));
+        }
+        List<LeakGroup> out = new ArrayList<>(groups.size());
+        for (int i = 0; i < groups.size(); i++) {
+            List<SiteCount> rows = new ArrayList<>();
+            for (var e : perGroup.get(i).entrySet()) {
+                int site = e.getKey();
+                rows.add(new SiteCount(site == dev.heapload.model.AllocationSites.NO_SITE ? null : sites.text(site),
+                    e.getValue()[0], e.getValue()[1]));
+            }
+            rows.sort(Comparator.comparingLong(SiteCount::bytes).reversed()
+                .thenComparing(Comparator.comparingLong(SiteCount::objects).reversed())
+                .thenComparing(r -> r.site() == null ? "" : r.site()));
+            out.add(groups.get(i).withSites(rows.subList(0, Math.min(SITES_KEPT, rows.size()))));
+        }
+        return out;
     }
 
     /**
@@ -544,7 +630,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             long freedBytes = freed[2];
             out.add(new LeakGroup(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.hops(),
                 g.example(), Verdict.of(before, g.objects() - freedObjects), before, freedHeads, freedObjects,
-                freedBytes));
+                freedBytes, g.sites()));
         }
         return out;
     }

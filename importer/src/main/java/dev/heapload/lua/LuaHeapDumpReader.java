@@ -194,6 +194,9 @@ public final class LuaHeapDumpReader {
         private final Progress progress;
         private final HeapSnapshotBuilder b = new HeapSnapshotBuilder();
         private final List<String> warnings = new ArrayList<>();
+        /** Sites in the dump's {@code tracking.sites}, and the highest index an object's {@code site} used. */
+        private int siteCount;
+        private int maxSite = -1;
         private final Map<String, String> stringAddress = new HashMap<>();
         private String version;
         private String jit;
@@ -282,6 +285,7 @@ public final class LuaHeapDumpReader {
                     }
                     case "roots" -> roots = readRoots();
                     case "warnings" -> readDumperWarnings();
+                    case "tracking" -> readTracking();
                     default -> p.skipChildren();
                 }
             }
@@ -309,6 +313,10 @@ public final class LuaHeapDumpReader {
                 warnings.add(unknownTypes + " record(s) of unknown type (first: " + firstUnknown
                     + ") kept with their size, without references");
             }
+            if (maxSite >= siteCount) {
+                throw new DumpFormatException(in.name(), -1, "an object's \"site\" " + maxSite + " is not in \"tracking.sites\" ("
+                    + siteCount + " site(s))");
+            }
             String sha = in.sha256();
             SnapshotInfo info = new SnapshotInfo(snapshotId, vm, in.name(), sha, vmTotalBytes, Map.of(), warnings,
                 producer, jit != null ? jit : version);
@@ -331,6 +339,54 @@ public final class LuaHeapDumpReader {
             }
             vm = vmName(version, jit);
             ephemerons = hasEphemerons(vm);
+        }
+
+        /**
+         * {@code tracking} (dumps taken after {@code heapdump.track(true)}): {@code sites}, an array of
+         * {@code {"source", "line", "function"}} that objects' {@code site} fields index; the rest is informative.
+         */
+        private void readTracking() throws IOException {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                throw error("\"tracking\" is not an object");
+            }
+            List<String> sources = new ArrayList<>();
+            List<Integer> lines = new ArrayList<>();
+            List<String> functions = new ArrayList<>();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                JsonToken t = p.nextToken();
+                if (!"sites".equals(f)) {
+                    p.skipChildren();
+                    continue;
+                }
+                if (t != JsonToken.START_ARRAY) {
+                    throw error("\"tracking.sites\" is not an array");
+                }
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    String source = "?";
+                    int line = -1;
+                    String function = "?";
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String g = p.currentName();
+                        JsonToken v = p.nextToken();
+                        switch (g) {
+                            case "source" -> source = v == JsonToken.VALUE_STRING ? p.getText() : "?";
+                            case "line" -> line = v == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : -1;
+                            case "function" -> function = v == JsonToken.VALUE_STRING ? p.getText() : "?";
+                            default -> p.skipChildren();
+                        }
+                    }
+                    sources.add(source);
+                    lines.add(line);
+                    functions.add(function);
+                }
+                if (p.currentToken() != JsonToken.END_ARRAY) {
+                    throw error("\"tracking.sites\" holds something other than site objects");
+                }
+            }
+            siteCount = sources.size();
+            b.siteTable(new dev.heapload.model.AllocationSites(sources.toArray(String[]::new),
+                lines.stream().mapToInt(Integer::intValue).toArray(), functions.toArray(String[]::new), null));
         }
 
         /** The dumper's {@code warnings}: an array of strings, each kept as a warning of the snapshot. */
@@ -443,6 +499,7 @@ public final class LuaHeapDumpReader {
             boolean builtin = false;
             boolean payloadUnknown = false;
             boolean ctype = false;
+            int site = -1;
             fields.clear();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
@@ -453,6 +510,12 @@ public final class LuaHeapDumpReader {
                 switch (f) {
                     case "type" -> type = p.getText();
                     case "size" -> size = p.getLongValue();
+                    case "site" -> {
+                        if (t != JsonToken.VALUE_NUMBER_INT || p.getLongValue() < 0 || p.getLongValue() > Integer.MAX_VALUE) {
+                            throw error("record " + id + ": \"site\" is not a site index");
+                        }
+                        site = p.getIntValue();
+                    }
                     case "value" -> value = t == JsonToken.VALUE_STRING ? p.getText() : null;
                     case "hex" -> hex = p.getText();
                     case "what" -> what = p.getText();
@@ -514,6 +577,10 @@ public final class LuaHeapDumpReader {
                 o = b.defineObject(stringAddress.getOrDefault(id, id), type, size, -1, label);
             } catch (IllegalStateException e) {
                 throw error("object " + id + " is defined twice");
+            }
+            if (site >= 0) {
+                b.setSite(o, site);
+                maxSite = Math.max(maxSite, site);
             }
             for (int i = 0; i < rTarget.size(); i++) {
                 int r = b.addReference(rTarget.get(i), rKind.get(i), rName.get(i), rFlag.get(i));

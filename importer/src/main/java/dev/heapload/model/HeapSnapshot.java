@@ -110,6 +110,7 @@ public final class HeapSnapshot {
 
     private final List<GcRoot> roots;
     private final DanglingReferences dangling;
+    private AllocationSites sites = AllocationSites.NONE;
     private Object analysis;
 
     HeapSnapshot(SnapshotInfo info, String[] typeNames, String[] referenceKinds, String[] names,
@@ -160,9 +161,23 @@ public final class HeapSnapshot {
      * Call before the analysis is attached (it is not carried over).
      */
     public HeapSnapshot withInfo(SnapshotInfo newInfo) {
-        return new HeapSnapshot(newInfo, typeNames, referenceKinds, names, addresses, addressFormat, opaqueAddresses,
-            sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames, frameReferences,
-            frameNames, roots, dangling);
+        HeapSnapshot copy = new HeapSnapshot(newInfo, typeNames, referenceKinds, names, addresses, addressFormat,
+            opaqueAddresses, sizes, types, categories, labels, firstReference, targets, kinds, flags, referenceNames,
+            frameReferences, frameNames, roots, dangling);
+        copy.sites = sites;
+        return copy;
+    }
+
+    /**
+     * Where each object was allocated, from dumps that tracked allocations ({@link AllocationSites#NONE} otherwise).
+     */
+    public AllocationSites sites() {
+        return sites;
+    }
+
+    /** Sets the allocation sites (readers, the snapshot file); {@code sites.siteColumn()} is indexed by object id. */
+    void setSites(AllocationSites sites) {
+        this.sites = sites == null ? AllocationSites.NONE : sites;
     }
 
     /** Number of objects (ids are {@code 0 .. objectCount()-1}). */

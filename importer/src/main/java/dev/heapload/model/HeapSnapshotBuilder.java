@@ -48,6 +48,9 @@ public final class HeapSnapshotBuilder {
     private short[] categories = new short[INITIAL];
     private String[] labels = new String[INITIAL];
     private boolean[] defined = new boolean[INITIAL];
+    /** Site index per object (+1; 0 = none), allocated at the first {@link #setSite}. */
+    private int[] siteOf;
+    private AllocationSites siteTable;
 
     private int referenceCount;
     private int[] sources = new int[INITIAL];
@@ -156,6 +159,27 @@ public final class HeapSnapshotBuilder {
     }
 
     /** Sets or replaces the label of an object. */
+    /**
+     * Records that {@code object} was allocated at site {@code site} (an index into the table given to
+     * {@link #siteTable}).
+     */
+    public void setSite(int object, int site) {
+        if (siteOf == null) {
+            siteOf = new int[defined.length];
+        } else if (siteOf.length < defined.length) {
+            siteOf = Arrays.copyOf(siteOf, defined.length);
+        }
+        siteOf[object] = site + 1;
+    }
+
+    /**
+     * The site table of a dump that tracked allocations (its per-object column is ignored; {@link #setSite} fills
+     * it); {@code null} when the dump tracked nothing.
+     */
+    public void siteTable(AllocationSites table) {
+        this.siteTable = table;
+    }
+
     public void setLabel(int object, String label) {
         labels[object] = label;
     }
@@ -433,10 +457,28 @@ public final class HeapSnapshotBuilder {
                 + " root(s) point to addresses that have no object record (dump taken without a full GC?); dropped");
             outInfo = info.withWarnings(warnings);
         }
-        return new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
+        HeapSnapshot built = new HeapSnapshot(outInfo, typeNames.toArray(String[]::new), kindNames.toArray(String[]::new),
             names.toArray(String[]::new), outAddresses, addressFormat == null ? AddressFormat.PREFIXED_HEX : addressFormat,
             outOpaque, outSizes, outTypes, outCategories, outLabels, first, outTargets, outKinds, outFlags, outNames,
             frameReferences, frameNames, outRoots, dangling);
+        if (siteTable != null) {
+            int[] outSites = new int[n];
+            Arrays.fill(outSites, AllocationSites.NO_SITE);
+            if (siteOf != null) {
+                for (int i = 0; i < Math.min(siteOf.length, newId.length); i++) {
+                    if (newId[i] >= 0 && siteOf[i] > 0) {
+                        outSites[newId[i]] = siteOf[i] - 1;
+                    }
+                }
+            }
+            siteOf = null;
+            built.setSites(new AllocationSites(
+                java.util.stream.IntStream.range(0, siteTable.siteCount()).mapToObj(siteTable::source).toArray(String[]::new),
+                java.util.stream.IntStream.range(0, siteTable.siteCount()).map(siteTable::line).toArray(),
+                java.util.stream.IntStream.range(0, siteTable.siteCount()).mapToObj(siteTable::function).toArray(String[]::new),
+                outSites));
+        }
+        return built;
     }
 
     /** The entries of {@code column} whose {@code newId} is not negative, at their new ids. */

@@ -24,7 +24,7 @@ import dev.heapload.analysis.HeapAnalysis;
  * the store keeps one per loaded snapshot ({@code DIR/snapshots/<id>.hsnap}) so its graph can be
  * rebuilt without the original dump.
  *
- * <h2>Layout (format version 3, little-endian; versions 1 and 2 are read too)</h2>
+ * <h2>Layout (format version 4, little-endian; versions 1 to 3 are read too)</h2>
  * Version 3 compresses the body: the magic and version are plain, everything after them up to the checksum (the
  * body below, end magic included) is one raw DEFLATE stream (level 1, {@link Deflater}), followed by a long holding
  * the stream's uncompressed length (which bounds every count and length read from it) and the CRC-32C of the
@@ -50,6 +50,8 @@ import dev.heapload.analysis.HeapAnalysis;
  *             name string, flags byte, incoming byte)
  *   frames (version 3): int count f, then reference int[f] (ascending), frame name int[f] (index into names);
  *             the frames the reader gave references (HeapSnapshot#referenceFrame)
+ *   sites (version 4): int count k (-1: the dump tracked no allocations, nothing follows), then k (source string,
+ *             line int, function string), then site int[n] per object (-1: none) (HeapSnapshot#sites)
  *   int end magic 0x444E4548, long CRC-32C of all preceding bytes
  * </pre>
  * A string is an int byte length ({@code -1} for {@code null}) followed by UTF-8 bytes. Size on disk is
@@ -63,10 +65,11 @@ public final class HeapSnapshotFile {
     /** First four bytes of every file. */
     public static final int MAGIC = 0x50534E48;
     /**
-     * Format version written by this class (3: the body compressed, with frames); it also reads version 2 (the
+     * Format version written by this class (4: the body compressed, with frames and allocation sites; 3 is the same
+     * without sites); it also reads version 2 (the
      * body uncompressed, no frames of its own) and version 1 (no producer and VM version, no references to nothing).
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     private static final int END_MAGIC = 0x444E4548;
     private static final int BUFFER = 1 << 20;
     private static final int PROGRESS_STEP = 1 << 16;
@@ -198,6 +201,16 @@ public final class HeapSnapshotFile {
                 out.putInt(frameReferences.length);
                 out.putInts(frameReferences, frameReferences.length);
                 out.putInts(snapshot.frameNameColumn(), frameReferences.length);
+                AllocationSites sites = snapshot.sites();
+                out.putInt(sites.tracked() ? sites.siteCount() : -1);
+                if (sites.tracked()) {
+                    for (int i = 0; i < sites.siteCount(); i++) {
+                        out.putString(sites.source(i));
+                        out.putInt(sites.line(i));
+                        out.putString(sites.function(i));
+                    }
+                    out.putInts(sites.siteColumn(), n);
+                }
             }
             out.putInt(END_MAGIC);
             out.finish();
@@ -229,7 +242,7 @@ public final class HeapSnapshotFile {
                 throw new IOException(file + ": snapshot file format version " + version
                     + " is not supported (this build reads versions 1 to " + VERSION + ")");
             }
-            if (version == 3) {
+            if (version >= 3) {
                 in.decompress();
             }
             String id = in.getString();
@@ -343,6 +356,29 @@ public final class HeapSnapshotFile {
                     }
                 }
             }
+            AllocationSites sites = AllocationSites.NONE;
+            if (version >= 4) {
+                int k = in.getInt();
+                if (k >= 0) {
+                    String[] sources = new String[k];
+                    int[] lines = new int[k];
+                    String[] functions = new String[k];
+                    for (int i = 0; i < k; i++) {
+                        sources[i] = in.getString();
+                        lines[i] = in.getInt();
+                        functions[i] = in.getString();
+                    }
+                    int[] siteOf = in.getInts(n);
+                    for (int i = 0; i < n; i++) {
+                        if (siteOf[i] < AllocationSites.NO_SITE || siteOf[i] >= k) {
+                            throw new IOException(file + ": corrupt snapshot file (site of object " + i + ")");
+                        }
+                    }
+                    sites = new AllocationSites(nonNull(sources), lines, nonNull(functions), siteOf);
+                } else if (k != -1) {
+                    throw new IOException(file + ": corrupt snapshot file (site count " + k + ")");
+                }
+            }
             if (in.getInt() != END_MAGIC) {
                 throw new IOException(file + ": corrupt snapshot file (no end marker)");
             }
@@ -350,6 +386,7 @@ public final class HeapSnapshotFile {
             HeapSnapshot snapshot = new HeapSnapshot(info, typeNames, kinds, names, addresses, addressFormat, opaque,
                 sizes, types, cats, labels, first, targets, refKinds, flags, refNames, frameReferences, frameNames, roots,
                 dangling);
+            snapshot.setSites(sites);
             if (analysis != null) {
                 snapshot.attachAnalysis(analysis);
             }

@@ -104,10 +104,12 @@ public final class SuspectSizes {
         List<String> warnings = new ArrayList<>(info.warnings());
         warnings.add(w.toString());
         SnapshotInfo out = info.withWarnings(warnings);
-        return new HeapSnapshot(out, s.typeNames().toArray(String[]::new), s.referenceKinds().toArray(String[]::new),
+        HeapSnapshot copy = new HeapSnapshot(out, s.typeNames().toArray(String[]::new), s.referenceKinds().toArray(String[]::new),
             s.nameTable(), s.addressColumn(), s.addressFormat(), s.opaqueAddressColumn(), sizes, s.typeColumn(),
             s.categoryColumn(), s.labelColumn(), s.firstReferenceColumn(), s.referenceTargetColumn(),
             s.referenceKindColumn(), s.referenceFlagsColumn(), s.referenceNameColumn(), s.frameReferenceColumn(),
             s.frameNameColumn(), s.roots(), s.danglingReferences());
+        copy.setSites(s.sites());
+        return copy;
     }
 }

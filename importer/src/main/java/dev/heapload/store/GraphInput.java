@@ -562,6 +562,10 @@ public final class GraphInput implements Input {
             if (label != null) {
                 v.property("label", label);
             }
+            int site = s.sites().site(o);
+            if (site != dev.heapload.model.AllocationSites.NO_SITE) {
+                v.property("site", s.sites().text(site));
+            }
             if (a != null) {
                 int root = a.rootOf()[o];
                 if (a.retainedBy()[o] < 0 && root >= 0) {

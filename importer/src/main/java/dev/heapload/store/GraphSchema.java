@@ -8,7 +8,7 @@ import java.util.Locale;
  * <pre>
  * (:Snapshot {id, vm, vmVersion, producer, source, sha256, loadedAt, loadOrder, objectCount, referenceCount,
  *             totalBytes, objectBytes})
- * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label,
+ * (:Object:&lt;TypeLabel&gt; {snapshot, address, type, size, category, label, site,
  *                        reachable, distance, retainedSize, dominator, rootName})
  * (:Object)-[:REF {kind, name, keyType, ephemeron, weakKey, retention}]-&gt;(:Object) strong references
  * (:Object)-[:WEAK_REF {kind, name, keyType, ephemeron}]-&gt;(:Object)   references flagged WEAK
@@ -87,9 +87,10 @@ public final class GraphSchema {
      * LeakGroup, TOP_RETAINER and GREW, {@code keyType} on references. 5: net growth on LeakGroup ({@code verdict},
      * {@code netObjects}, {@code netBytes}, {@code baselineHeads}, {@code freedHeads}, {@code freedObjects},
      * {@code freedBytes}) and its {@code rank} by net growth (leaks by net bytes, replaced groups after them), so a
-     * graph built before gets them when it is rebuilt.
+     * graph built before gets them when it is rebuilt. 6: {@code site} on objects (where the object was allocated,
+     * {@code source:line in function}, for dumps taken with allocation tracking).
      */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     /** Property of a named reference: the type of the key that names it (see the class comment). */
     public static final String KEY_TYPE = "keyType";

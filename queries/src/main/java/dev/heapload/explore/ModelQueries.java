@@ -22,7 +22,7 @@ import dev.heapload.store.StoredSummary;
  * their analyses, the summaries, the catalog) instead of Cypher: the same columns, rows and order as the saved
  * query's Cypher on the snapshot's graph, without starting Neo4j. From the model: {@code why-alive}
  * ({@link WhyAliveQuery}), {@code referrers} ({@link ReferrersQuery}), {@code largest-retainers}
- * ({@link ComparisonQueries}); from the comparison of two models: {@code leak-groups} ({@link LeakGroupsQuery}),
+ * ({@link ComparisonQueries}), {@code allocation-sites} ({@link AllocationSitesQuery}); from the comparison of two models: {@code leak-groups} ({@link LeakGroupsQuery}),
  * {@code new-objects}; from the catalog and the summary: {@code snapshot}, {@code summary}, {@code type-histogram}
  * ({@link SummaryQueries}). {@code paths} ({@link PathsQuery}) is computed from the model on every route.
  *
@@ -62,6 +62,7 @@ public final class ModelQueries {
         ComparisonQueries.LARGEST_RETAINERS, new Implementation(ComparisonQueries.LARGEST_RETAINERS_COLUMNS,
             (store, p, limit) -> analysed(store, (String) p.get("snapshot")).map(s ->
                 ComparisonQueries.largestRetainers(s, s.analysis(), (Long) p.get("top"), limit))),
+        AllocationSitesQuery.NAME, new Implementation(AllocationSitesQuery.COLUMNS, ModelQueries::allocationSites),
         SummaryQueries.SNAPSHOT, new Implementation(SummaryQueries.SNAPSHOT_COLUMNS, (store, p, limit) ->
             Optional.of(SummaryQueries.snapshot(store.entry((String) p.get("snapshot")).summary(), limit))),
         SummaryQueries.SUMMARY, new Implementation(SummaryQueries.SUMMARY_COLUMNS, (store, p, limit) ->
@@ -136,6 +137,21 @@ public final class ModelQueries {
             return Optional.empty();
         }
         return Optional.of(rows.apply(t.get(), SnapshotComparison.compute(b.get(), t.get(), t.get().analysis())));
+    }
+
+    /**
+     * {@code allocation-sites} ({@link AllocationSitesQuery}): the snapshot's model, and the baseline's when one is named;
+     * nothing when either is missing or not analysed.
+     */
+    private static Optional<QueryResult> allocationSites(StoredSnapshots store, Map<String, Object> params, long limit)
+        throws IOException {
+        Optional<HeapSnapshot> s = analysed(store, (String) params.get("snapshot"));
+        String baseline = (String) params.getOrDefault("baseline", "");
+        Optional<HeapSnapshot> b = baseline.isEmpty() || s.isEmpty() ? Optional.empty() : analysed(store, baseline);
+        if (s.isEmpty() || (!baseline.isEmpty() && b.isEmpty())) {
+            return Optional.empty();
+        }
+        return Optional.of(AllocationSitesQuery.run(s.get(), s.get().analysis(), b.orElse(null), limit));
     }
 
     /** The model of snapshot {@code id} with its analysis; empty when it was pruned or stored without one. */

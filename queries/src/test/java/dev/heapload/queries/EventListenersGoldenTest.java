@@ -63,7 +63,7 @@ class EventListenersGoldenTest {
             QueryRunner.plan(store.database(), q);
             planned++;
         }
-        assertEquals(15, planned);
+        assertEquals(16, planned);
         SavedQuery broken = SavedQuery.parse("""
             // name: broken
             // description: Not Cypher.

@@ -48,6 +48,34 @@ class ModelRouteGoldenTest {
     @TempDir
     Path tmp;
 
+    /**
+     * {@code allocation-sites} on the bundled listener-sites pair (Lua 5.4, tracking on): the same site, objects, bytes
+     * and retained bytes on both routes; with a baseline, the model route counts the new objects per site (the
+     * case's README: 40 listener tables at line 8, 80 widget and buffer tables at 20, 40 closures at 21, 40 names at
+     * 29; nothing else is new).
+     */
+    @Test
+    void allocationSites() throws Exception {
+        Path dir = Golden.testdata().resolve("lua").resolve("listener-sites").resolve("lua54");
+        try (GraphStore store = loadPair(tmp.resolve("db"), Golden.dump(dir, "before.json"), Golden.dump(dir, "after.json"))) {
+            QueryResult alone = both(store, "allocation-sites", params("snapshot", "after"), null);
+            QueryResult cypherPair = Golden.run(store, "allocation-sites", params("snapshot", "after", "baseline", "before"));
+            QueryResult pair = model(store, "allocation-sites", params("snapshot", "after", "baseline", "before"));
+            assertEquals(alone.rows(), cypherPair.rows());
+            List<List<Object>> expected = List.of(
+                java.util.Arrays.asList(null, 375L, 32867L, 100041L, 0L, 0L),
+                List.of("listeners.lua:20 in widget", 80L, 8320L, 9631L, 80L, 8320L),
+                List.of("listeners.lua:8 in on", 40L, 4160L, 15391L, 40L, 4160L),
+                List.of("listeners.lua:21 in widget", 40L, 1600L, 1600L, 40L, 1600L),
+                List.of("listeners.lua:29 in main chunk", 40L, 1311L, 1311L, 40L, 1311L));
+            assertEquals(expected, pair.rows());
+            for (int i = 0; i < expected.size(); i++) {
+                assertEquals(expected.get(i).subList(0, 4), alone.rows().get(i).subList(0, 4));
+                assertEquals(java.util.Arrays.asList(null, null), alone.rows().get(i).subList(4, 6));
+            }
+        }
+    }
+
     @Test
     void eventListeners() throws Exception {
         Path dir = Golden.testdata().resolve("luau").resolve("event-listeners");

@@ -82,7 +82,7 @@ class SavedQueryTest {
         QueryLibrary packaged = QueryLibrary.builtIn();
         QueryLibrary folder = QueryLibrary.fromDirectory(Golden.cypherDir());
         List<String> names = packaged.queries().stream().map(SavedQuery::name).toList();
-        assertEquals(List.of("categories", "growth", "largest-retainers", "leak-groups", "new-objects", "referrers", "snapshot",
+        assertEquals(List.of("allocation-sites", "categories", "growth", "largest-retainers", "leak-groups", "new-objects", "referrers", "snapshot",
             "summary", "trend", "trend-categories", "type-histogram", "type-histogram-diff", "unreachable", "weak-only",
             "why-alive"), names);
         for (SavedQuery q : folder.queries()) {

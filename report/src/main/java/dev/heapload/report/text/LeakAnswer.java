@@ -41,10 +41,12 @@ public final class LeakAnswer {
      * @param freedHeads    of those, the ones gone in the target
      * @param freedObjects  objects of the baseline at the path that are gone
      * @param freedBytes    their shallow bytes
+     * @param sites         where its new objects were allocated, largest first (empty when the dump tracked no
+     *                      allocations; {@link SnapshotComparison.SiteCount#site} null: allocated while not tracking)
      */
     public record Group(long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
                         String example, String verdict, long baselineHeads, long freedHeads, long freedObjects,
-                        long freedBytes) {
+                        long freedBytes, List<SnapshotComparison.SiteCount> sites) {
 
         /** Whether the group is churn (replaced), listed apart and never counted as a leak. */
         public boolean replaced() {
@@ -61,7 +63,7 @@ public final class LeakAnswer {
         for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
             groups.add(new Group(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.path(),
                 g.example() < 0 ? null : target.address(g.example()), g.verdict().label(), g.baselineHeads(),
-                g.freedHeads(), g.freedObjects(), g.freedBytes()));
+                g.freedHeads(), g.freedObjects(), g.freedBytes(), g.sites()));
         }
         return groups;
     }
@@ -131,6 +133,14 @@ public final class LeakAnswer {
             if (g.example() != null) {
                 out.println("    example head " + SafeText.visible(g.example()) + " (largest retained size), all its paths:");
                 out.println("      " + named(ExploreCommands.paths(target, g.example(), storeOptions), command));
+            }
+            if (!g.sites().isEmpty()) {
+                out.println("    allocated at (its new objects; heapdump.track):");
+                for (SnapshotComparison.SiteCount c : g.sites()) {
+                    out.printf(Locale.ROOT, "      %s: %,d objects, %,d bytes%n",
+                        c.site() == null ? "no site (allocated while not tracking)" : SafeText.visible(c.site()),
+                        c.objects(), c.bytes());
+                }
             }
             if (g.verdict() != null) {
                 out.println("    " + GrowthText.verdict(g.verdict(), g.objects() - g.freedObjects(),
