@@ -50,7 +50,7 @@ class LoadReportTest {
               by type:
                 type                                     | objects | bytes
                ------------------------------------------+---------+-------
-                ComponentSystemWithAVeryLongGeneratedTy… |       1 | 1,000
+                ComponentSystemWithAVeryLong… (56 chars) |       1 | 1,000
                 string                                   |       3 |   100
                 table                                    |       2 |   100
                 Point                                    |       1 |   100
