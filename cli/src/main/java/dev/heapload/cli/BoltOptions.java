@@ -58,10 +58,10 @@ final class BoltOptions {
         CommandLine.ParseResult parsed = cl.getParseResult();
         // NEO4J_URI and NEO4J_DATABASE are defaults (HeapLoad.environmentDefaults): a --db on the command line wins
         // over the environment's server, and a database name without a server means nothing
-        if (parsed != null && uri != null && !parsed.hasMatchedOption("--uri") && parsed.hasMatchedOption("--db")) {
+        if (parsed != null && uri != null && !HeapLoad.given(cl, "--uri") && HeapLoad.given(cl, "--db")) {
             uri = null;
         }
-        if (parsed != null && uri == null && database != null && !parsed.hasMatchedOption("--database")) {
+        if (parsed != null && uri == null && database != null && !HeapLoad.given(cl, "--database")) {
             database = null;
         }
         if (password != null) {
@@ -74,7 +74,7 @@ final class BoltOptions {
             }
             return;
         }
-        if (cl.getParseResult() != null && cl.getParseResult().hasMatchedOption("--db")) {
+        if (cl.getParseResult() != null && HeapLoad.given(cl, "--db")) {
             throw new CommandLine.ParameterException(cl, "--db and --uri exclude each other (the store is either a "
                 + "directory or a Neo4j server)");
         }

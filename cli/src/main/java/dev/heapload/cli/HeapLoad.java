@@ -220,10 +220,18 @@ public final class HeapLoad implements Callable<Integer> {
                 }
             }
             String storeOptions = db.toString().equals("heapload-db") ? "" : " --db " + shellWord(db.toString());
-            printLoaded(snapshots, db.toAbsolutePath().normalize().toString(), readTimes, bars, out);
-            printAnswer(snapshots, ids, load.comparisons(ids.get(ids.size() - 1)), storeOptions, true, out);
-            if (snapshots.size() >= 3) {
-                printSteps(store.history(), ids, snapshots, out);
+            String where = db.toAbsolutePath().normalize().toString();
+            if (snapshots.size() >= 2) {
+                // several files: the answer first, then a short summary of each
+                printAnswer(snapshots, ids, load.comparisons(ids.get(ids.size() - 1)), storeOptions, true, out);
+                if (snapshots.size() >= 3) {
+                    printSteps(store.history(), ids, snapshots, out);
+                }
+                out.println();
+                printLoaded(snapshots, where, readTimes, bars, out);
+            } else {
+                printLoaded(snapshots, where, readTimes, bars, out);
+                printAnswer(snapshots, ids, load.comparisons(ids.get(ids.size() - 1)), storeOptions, true, out);
             }
             out.flush();
             if (graph) {
@@ -449,11 +457,19 @@ public final class HeapLoad implements Callable<Integer> {
             new java.math.BigDecimal(Double.toString(maxDangling)).stripTrailingZeros().toPlainString(), why));
     }
 
-    /** The summary of each loaded snapshot with the store it went to, then the time per phase. */
+    /**
+     * The summary of each loaded snapshot with the store it went to, then the time per phase. A load of several files
+     * prints them after the leak answer, brief (no tables: {@code heapload query summary} has them) under the heading
+     * {@code loaded:}.
+     */
     private static void printLoaded(List<HeapSnapshot> snapshots, String store, Map<String, Long> readTimes,
                                     TerminalProgress bars, PrintStream out) {
+        boolean brief = snapshots.size() >= 2;
+        if (brief) {
+            out.println("loaded:");
+        }
         for (HeapSnapshot snapshot : snapshots) {
-            LoadReport.print(snapshot, out);
+            LoadReport.print(snapshot, brief, out);
             out.println("  store: " + store);
             out.println();
         }
@@ -569,9 +585,16 @@ public final class HeapLoad implements Callable<Integer> {
             List<StoreDirectory.Compared> compared = comparedInMemory(snapshots, ids);
             bars.end();
             String storeOptions = " --uri " + remote.uri() + (remote.database() == null ? "" : " --database " + remote.database());
-            printLoaded(snapshots, remote.uri() + (remote.database() == null ? "" : " database " + remote.database()),
-                readTimes, bars, out);
-            printAnswer(snapshots, ids, compared, storeOptions, false, out);
+            String where = remote.uri() + (remote.database() == null ? "" : " database " + remote.database());
+            if (snapshots.size() >= 2) {
+                // several files: the answer first, then a short summary of each
+                printAnswer(snapshots, ids, compared, storeOptions, false, out);
+                out.println();
+                printLoaded(snapshots, where, readTimes, bars, out);
+            } else {
+                printLoaded(snapshots, where, readTimes, bars, out);
+                printAnswer(snapshots, ids, compared, storeOptions, false, out);
+            }
             out.flush();
             // all files in one load: one all-or-nothing step, with the comparisons between them
             bars.reset();
@@ -643,6 +666,10 @@ public final class HeapLoad implements Callable<Integer> {
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setDefaultValueProvider(environmentDefaults(environment));
+        cl.setExecutionStrategy(parsed -> {
+            applyOptionsBeforeCommand(parsed);
+            return new CommandLine.RunLast().execute(parsed);
+        });
         cl.setParameterExceptionHandler((ex, arguments) -> {
             CommandLine c = ex.getCommandLine();
             err.println("heapload: " + dev.heapload.queries.SafeText.visible(usageLine(ex)));
@@ -652,10 +679,109 @@ public final class HeapLoad implements Callable<Integer> {
             return 2;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            err.println("heapload: " + dev.heapload.queries.SafeText.visible(oneLine(ex)));
+            err.println("heapload: " + dev.heapload.queries.SafeText.visible(withSnapshotSuggestion(oneLine(ex), commandLine)));
             return BAD_INPUT;
         });
         return cl;
+    }
+
+    /**
+     * Options of the store and the server that every command taking them reads the same way; given before a
+     * subcommand ({@code heapload --db DIR query ...}) they apply to it as if given after it.
+     */
+    static final java.util.Set<String> SHARED_OPTIONS = java.util.Set.of("--db", "--uri", "--user", "--password-file",
+        "--database", "--name", "--replace", "--trust-sizes");
+
+    /**
+     * Options and files given before a subcommand, which picocli parses as the enclosing command's (the load's) and
+     * the subcommand would never see: a {@link #SHARED_OPTIONS shared option} the subcommand also has is copied into
+     * it (a usage error when it is given after the subcommand too, with another value); anything else (a shared option
+     * the subcommand does not take, a load option such as {@code --keep}, a FILE) is a usage error naming where it
+     * belongs. Nothing given on the command line is ignored.
+     *
+     * @param parsed the parse result of the whole command line (root first)
+     * @throws CommandLine.ParameterException (exit 2) as described
+     */
+    static void applyOptionsBeforeCommand(CommandLine.ParseResult parsed) {
+        List<CommandLine> chain = parsed.asCommandLineList();
+        if (chain.size() < 2) {
+            return;
+        }
+        CommandLine leaf = chain.get(chain.size() - 1);
+        CommandLine.ParseResult leafParsed = leaf.getParseResult();
+        String leafName = leaf.getCommandSpec().qualifiedName().substring("heapload ".length());
+        for (CommandLine outer : chain.subList(0, chain.size() - 1)) {
+            CommandLine.ParseResult outerParsed = outer.getParseResult();
+            String outerName = outer.getCommandSpec().qualifiedName();
+            if (!outerParsed.matchedPositionals().isEmpty()) {
+                String first = String.valueOf(outerParsed.matchedPositionals().get(0).getValue() instanceof List<?> l
+                    && !l.isEmpty() ? l.get(0) : outerParsed.matchedPositionals().get(0).getValue());
+                throw new CommandLine.ParameterException(leaf, "'" + first + "' comes before '" + leafName
+                    + "': a command takes no files before its name (to load dumps: " + outerName + " FILE...)");
+            }
+            for (CommandLine.Model.OptionSpec option : outerParsed.matchedOptions()) {
+                String name = option.longestName();
+                if (option.usageHelp() || option.versionHelp()) {
+                    continue;
+                }
+                CommandLine.Model.OptionSpec inner = leaf.getCommandSpec().findOption(name);
+                if (!SHARED_OPTIONS.contains(name)) {
+                    throw new CommandLine.ParameterException(leaf, name + " before '" + leafName + "' is an option of "
+                        + (outer.getParent() == null ? "the load (" + outerName + " FILE...)" : "'" + outerName + "'")
+                        + (inner != null ? "; for " + leafName + "'s own " + name + " give it after '" + leafName + "'"
+                            : ", not of " + leafName));
+                }
+                if (inner == null) {
+                    throw new CommandLine.ParameterException(leaf, name + " does not apply to " + leafName);
+                }
+                if (leafParsed.hasMatchedOption(name)) {
+                    if (!java.util.Objects.equals(leafParsed.matchedOption(name).getValue(), option.getValue())) {
+                        throw new CommandLine.ParameterException(leaf, name + " is given both before and after '"
+                            + leafName + "' with different values; give it once");
+                    }
+                    continue;
+                }
+                inner.setValue(option.getValue());
+            }
+        }
+    }
+
+    /**
+     * True when {@code option} was given on the command line for {@code cl}: after its name, or before it (on an
+     * enclosing command, {@link #applyOptionsBeforeCommand}).
+     */
+    static boolean given(CommandLine cl, String option) {
+        for (CommandLine c = cl; c != null; c = c.getParent()) {
+            if (c.getParseResult() != null && c.getParseResult().hasMatchedOption(option)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final java.util.regex.Pattern NO_SNAPSHOT = java.util.regex.Pattern.compile("(no snapshot '(.*?)' in .*?)"
+        + "( \\(heapload snapshots lists them\\))?");
+
+    /**
+     * A "no snapshot 'ID' in …" line (from any route: the model, saved queries, report) with "did you mean" naming the
+     * stored ids close to {@code ID} ({@link Suggestions}), read from the catalog of the command's {@code --db}; the
+     * line as it was when the command has no store directory, it holds no store, or no id is close.
+     */
+    static String withSnapshotSuggestion(String line, CommandLine command) {
+        java.util.regex.Matcher m = NO_SNAPSHOT.matcher(line);
+        CommandLine.Model.OptionSpec db = command.getCommandSpec().findOption("--db");
+        if (!m.matches() || db == null || !(db.getValue() instanceof Path dir)
+            || !dev.heapload.store.StoreDirectory.isStore(dir)) {
+            return line;
+        }
+        try {
+            List<String> ids = dev.heapload.store.Catalog.read(dir.toAbsolutePath().normalize()).entries.stream()
+                .map(dev.heapload.store.Catalog.Entry::id).toList();
+            String suggestion = Suggestions.didYouMean(m.group(2), ids);
+            return suggestion.isEmpty() ? line : m.group(1) + suggestion + (m.group(3) == null ? "" : m.group(3));
+        } catch (java.io.IOException | RuntimeException unreadable) {
+            return line;
+        }
     }
 
     /** One-line message for an exception, never a stack trace. */

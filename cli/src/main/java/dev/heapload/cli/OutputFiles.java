@@ -45,10 +45,13 @@ final class OutputFiles {
      *
      * @throws java.io.IOException one line naming the path (exit 1)
      */
+    /** What follows "no store at DIR": how to name another store, or make one. */
+    static final String NO_STORE_HINT = " (name the store with --db DIR or HEAPLOAD_DB; or load a dump first: heapload FILE)";
+
     static void requireStore(Path db) throws java.io.IOException {
         requireStoreDirectory(db);
         if (!dev.heapload.store.StoreDirectory.isStore(db)) {
-            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + " (load a dump first: heapload FILE)");
+            throw new java.io.IOException("no store at " + db.toAbsolutePath().normalize() + NO_STORE_HINT);
         }
     }
 }

@@ -187,7 +187,7 @@ final class ReportCommand implements Callable<Integer> {
             }
         } else {
             if (byIds && !dev.heapload.store.StoreDirectory.isStore(db)) {
-                throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (load the dumps first, or give the dump files)");
+                throw new IOException("no store at " + db.toAbsolutePath().normalize() + " (name the store with --db DIR or HEAPLOAD_DB; or give the dump files)");
             }
             try (GraphStore store = GraphStore.open(db)) {
                 String b;

@@ -23,8 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The command line's manners: {@code help}, shell completion of subcommands and saved query names (run
  * in a real bash), "did you mean" for mistyped commands, options, query names and parameters, exit 2 for every
  * usage error, {@code HEAPLOAD_DB} / {@code NEO4J_URI} / {@code NEO4J_DATABASE} as defaults, ad-hoc read-only
- * Cypher ({@code cypher}, {@code query -e}, standard input) and {@code next:} hints that name the command the user
- * ran. One load of the bundled event-listeners pair serves every test.
+ * Cypher ({@code cypher}, {@code query -e}, standard input), {@code next:} hints that name the command the user
+ * ran, options given before the command, long strings cut with their length in every text table, summaries of many
+ * memory categories cut to the largest, a pair load that answers first, and the "no store" / unknown snapshot
+ * messages. One load of the bundled event-listeners pair serves most tests.
  */
 class CliMannersTest {
 
@@ -102,6 +104,190 @@ class CliMannersTest {
         HeapLoadCommandTest.Run missing = run("--db", db.toString(), "reprot.json");
         assertEquals(1, missing.code());
         assertEquals("heapload: reprot.json: no such file\n", missing.err());
+    }
+
+    /**
+     * Options given before the subcommand: the store and server options apply to it as if given after it; anything
+     * else there is a usage error naming where it belongs (picocli alone would hand them to the load and run the
+     * subcommand without them).
+     */
+    @Test
+    void optionsBeforeTheCommandApplyToItOrAreUsageErrors() {
+        String d = db.toString();
+        HeapLoadCommandTest.Run before = run("--db", d, "query", "summary", "-p", "snapshot=after", "--format", "csv");
+        assertEquals(0, before.code(), before.err());
+        HeapLoadCommandTest.Run after = run("query", "summary", "-p", "snapshot=after", "--format", "csv", "--db", d);
+        assertEquals(0, after.code(), after.err());
+        assertEquals(after.out(), before.out());
+        assertTrue(before.out().startsWith("by,key,objects,bytes,reachableBytes,unreachableBytes\nall,,871,79118,76674,2444\n"),
+            before.out());
+        HeapLoadCommandTest.Run snapshots = run("--db=" + d, "snapshots");
+        assertEquals(0, snapshots.code(), snapshots.err());
+        assertTrue(snapshots.out().contains("\n before | luau |     685 |"), snapshots.out());
+        // the same value on both sides is one store
+        HeapLoadCommandTest.Run twice = run("--db", d, "cypher", "MATCH (s:Snapshot) RETURN count(s) AS n", "--format",
+            "csv", "--db", d);
+        assertEquals("n\n2\n", twice.out(), twice.err());
+        // --uri before the command points it at the server (unreachable here: the error names it)
+        HeapLoadCommandTest.Run server = run("--uri", "bolt://127.0.0.1:1", "query", "summary", "-p", "snapshot=after");
+        assertEquals(1, server.code(), server.err());
+        assertTrue(server.err().startsWith("heapload: ") && server.err().contains("bolt://127.0.0.1:1"), server.err());
+        List<String[]> cases = List.of(
+            new String[] {"heapload: --db is given both before and after 'query' with different values; give it once",
+                " query", "--db", d, "query", "summary", "-p", "snapshot=after", "--db", tmp.resolve("other").toString()},
+            new String[] {"heapload: --keep before 'query' is an option of the load (heapload FILE...), not of query",
+                " query", "--keep", "2", "query", "summary", "-p", "snapshot=after", "--db", d},
+            new String[] {"heapload: --format before 'query' is an option of the load (heapload FILE...); for query's own "
+                + "--format give it after 'query'", " query", "--format", "csv", "query", "summary", "-p", "snapshot=after"},
+            new String[] {"heapload: --db does not apply to completion", " completion", "--db", d, "completion", "bash"},
+            new String[] {"heapload: 'x.json' comes before 'query': a command takes no files before its name (to load "
+                + "dumps: heapload FILE...)", " query", "x.json", "query", "summary", "-p", "snapshot=after"});
+        List<String> problems = new ArrayList<>();
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOfRange(c, 2, c.length);
+            HeapLoadCommandTest.Run r = run(args);
+            String expected = c[0] + "\nTry 'heapload" + c[1] + " --help' for more information.\n";
+            if (r.code() != 2 || !r.err().equals(expected) || !r.out().isEmpty()) {
+                problems.add(String.join(" ", args) + " -> exit " + r.code() + ", err " + r.err() + ", out " + r.out());
+            }
+        }
+        assertEquals(List.of(), problems);
+    }
+
+    /** "no store" says how to name one; an unknown snapshot id gets the stored ids close to it. */
+    @Test
+    void noStoreNamesTheOptionsAndAnUnknownSnapshotGetsDidYouMean() {
+        Path none = tmp.resolve("none");
+        HeapLoadCommandTest.Run missing = run("snapshots", "--db", none.toString());
+        assertEquals(1, missing.code());
+        assertEquals("heapload: no store at " + none.toAbsolutePath().normalize() + " (name the store with --db DIR or "
+            + "HEAPLOAD_DB; or load a dump first: heapload FILE)\n", missing.err());
+        HeapLoadCommandTest.Run query = run("query", "summary", "-p", "snapshot=aftr", "--db", db.toString());
+        assertEquals(1, query.code());
+        assertEquals("heapload: no snapshot 'aftr' in the store; did you mean after? (heapload snapshots lists them)\n",
+            query.err());
+        HeapLoadCommandTest.Run paths = run("query", "paths", "-p", "snapshot=befor", "-p", "address=0x1", "--db",
+            db.toString());
+        assertEquals(1, paths.code());
+        assertEquals("heapload: no snapshot 'befor' in the store; did you mean before? (heapload snapshots lists them)\n",
+            paths.err());
+        HeapLoadCommandTest.Run far = run("query", "summary", "-p", "snapshot=nightly", "--db", db.toString());
+        assertEquals("heapload: no snapshot 'nightly' in the store (heapload snapshots lists them)\n", far.err());
+    }
+
+    /** The 300,000 characters of {@link #LONG_KEY}: 30,000 times {@code abcdefghij}. */
+    private static final String LONG_KEY = "abcdefghij".repeat(30_000);
+
+    /**
+     * A Luau dump whose registry maps {@link #LONG_KEY} to a table (category 1, named {@link #LONG_KEY} too) that holds
+     * {@code leaked} new 48-byte tables.
+     */
+    private static Path longKeyDump(String name, int leaked) throws Exception {
+        StringBuilder objects = new StringBuilder("{\"objects\":{\n");
+        objects.append("\"0x1000\":{\"type\":\"thread\",\"cat\":0,\"size\":1232,\"env\":\"0x1100\",\"stack\":[],\"stacknames\":[]},\n");
+        objects.append("\"0x1200\":{\"type\":\"string\",\"cat\":0,\"size\":300024,\"data\":\"").append(LONG_KEY).append("\"},\n");
+        List<String> array = new ArrayList<>();
+        for (int i = 0; i < leaked; i++) {
+            String address = "0x" + Integer.toHexString(0x2000 + 0x100 * i);
+            objects.append("\"").append(address).append("\":{\"type\":\"table\",\"cat\":1,\"size\":48},\n");
+            array.add("\"" + address + "\"");
+        }
+        objects.append("\"0x1300\":{\"type\":\"table\",\"cat\":1,\"size\":64,\"array\":[").append(String.join(",", array))
+            .append("]},\n");
+        objects.append("\"0x1100\":{\"type\":\"table\",\"cat\":0,\"size\":96,\"pairs\":[\"0x1200\",\"0x1300\"]},\n");
+        objects.append("\"0\":{\"type\":\"userdata\",\"cat\":0,\"size\":0}\n},\"roots\":{\n");
+        objects.append("\"mainthread\":\"0x1000\",\"registry\":\"0x1100\"},\"stats\":{\n\"size\":400000,\n\"categories\":{\n");
+        objects.append("\"0\":{\"name\":\"main\", \"size\":350000},\n\"1\":{\"name\":\"").append(LONG_KEY)
+            .append("\", \"size\":50000},\n\"none\":{}\n}\n}}\n");
+        return Files.writeString(tmp.resolve(name + ".json"), objects.toString());
+    }
+
+    /**
+     * A 300,000-character string from a dump (a table key, a memory category name) shows cut, with its length, in the
+     * load summary, the leak answer, the query tables and the tree; CSV keeps it whole.
+     */
+    @Test
+    void longStringsAreCutWithTheirLengthInEveryTable() throws Exception {
+        Path longDb = tmp.resolve("long");
+        Path before = longKeyDump("long-before", 0);
+        Path after = longKeyDump("long-after", 3);
+        HeapLoadCommandTest.Run first = run("--db", longDb.toString(), "--no-progress", "--no-graph", before.toString());
+        assertEquals(0, first.code(), first.err());
+        HeapLoadCommandTest.Run second = run("--db", longDb.toString(), "--no-progress", "--no-graph", after.toString());
+        assertEquals(0, second.code(), second.err());
+        String cut = "abcdefghij".repeat(8) + "abc\u2026 (300,000 chars)";
+        assertTrue(second.out().contains("""
+              by memory category:
+                id | category                                 | objects | object bytes | VM bytes
+               ----+------------------------------------------+---------+--------------+----------
+                 0 | main                                     |       3 |      301,352 |  350,000
+                 1 | abcdefghijabcdefghijabc\u2026 (300,000 chars) |       4 |          208 |   50,000
+            """), second.out());
+        assertTrue(second.out().contains("""
+              group 1: 3 objects, 144 new bytes, 144 retained bytes, 3 table head(s), path:
+                  root registry (table)
+                  %s
+                  [array] in table
+            """.formatted("abcdefghij".repeat(8) + "abc\u2026 (300,009 chars)")), second.out());
+        assertTrue(second.out().length() < 5_000, second.out().length() + " characters printed");
+        // the paths query (from the model): the via cell cut; its CSV has the whole key
+        HeapLoadCommandTest.Run paths = run("query", "paths", "-p", "snapshot=long-after", "-p", "address=0x2000",
+            "--db", longDb.toString());
+        assertEquals(0, paths.code(), paths.err());
+        assertTrue(paths.out().contains("\n    1 |    1 | 0x1300  | table  |       | " + cut + " |   64 |          208\n"),
+            paths.out());
+        HeapLoadCommandTest.Run csv = run("query", "paths", "-p", "snapshot=long-after", "-p", "address=0x2000",
+            "--format", "csv", "--db", longDb.toString());
+        assertEquals(0, csv.code(), csv.err());
+        assertTrue(csv.out().contains("," + LONG_KEY + ","), "CSV keeps the whole key");
+        HeapLoadCommandTest.Run tree = run("tree", after.toString(), "--svg", tmp.resolve("long.svg").toString());
+        assertEquals(0, tree.code(), tree.err());
+        assertTrue(tree.out().contains("\n         208 |       4 | /registry/" + "abcdefghij".repeat(7) + "abc\u2026 (300,010 chars)\n"),
+            tree.out());
+    }
+
+    /**
+     * A pair load prints the leak answer first, then a short summary of each snapshot; a summary of 256 memory
+     * categories shows the 20 largest and counts the rest in one line.
+     */
+    @Test
+    void aPairLoadAnswersFirstAndManyCategoriesAreCutToTheLargest() {
+        Path dir = Path.of(System.getProperty("heapload.testdata", "../testdata"), "luau", "many-categories");
+        HeapLoadCommandTest.Run pair = run("--db", tmp.resolve("many").toString(), "--no-progress", "--no-graph",
+            dir.resolve("before.json").toString(), dir.resolve("after.json").toString());
+        assertEquals(0, pair.code(), pair.err());
+        assertTrue(pair.out().startsWith("leaks: after relative to before: 24 new reachable objects, 1,152 bytes, in 6 "
+            + "leak group(s)\n  group 1: 4 objects, 192 new bytes, 192 retained bytes, 4 table head(s), path:\n"), pair.out());
+        String brief = """
+
+            loaded:
+            snapshot before (luau) from %s
+              objects     514 (62,258 bytes shallow)
+              references  513 (513 strong, 0 weak)
+              VM total    63,258 bytes (stats.size: every allocation, not only objects)
+              reachable   514 objects, 62,258 bytes; unreachable from exported roots 0 objects, 0 bytes
+              roots: mainthread=0x1000 registry=0x1100
+              repaired spots: none
+              store: %s
+
+            snapshot after (luau) from""".formatted(dir.resolve("before.json"), tmp.resolve("many").toAbsolutePath().normalize());
+        assertTrue(pair.out().contains("(Neo4j Browser on the store)\n" + brief), pair.out());
+        assertEquals(64, pair.out().lines().count(), pair.out());
+        HeapLoadCommandTest.Run one = run("--db", tmp.resolve("many-one").toString(), "--no-progress", "--no-graph",
+            dir.resolve("after.json").toString());
+        assertEquals(0, one.code(), one.err());
+        assertTrue(one.out().contains("""
+              by memory category (the 20 largest of 256):
+                 id | category      | objects | object bytes | VM bytes
+               -----+---------------+---------+--------------+----------
+                  0 | main          |     259 |       13,298 |   14,298
+                255 | Plugin.Cat255 |       5 |          511 |      511
+            """), one.out());
+        assertTrue(one.out().contains("""
+                237 | Plugin.Cat237 |       1 |          301 |      301
+                \u2026 236 more categories: 43,070 object bytes, 43,070 VM bytes (heapload query summary -p snapshot=after lists them all)
+              roots: mainthread=0x1000 registry=0x1100
+            """), one.out());
     }
 
     @Test
@@ -246,7 +432,7 @@ class CliMannersTest {
                 "cypher", "LOAD CSV FROM '" + secret.toUri() + "' AS row RETURN row"},
             new String[] {"heapload: query 'ad-hoc' refused: LOAD CSV is off (queries read the graph only, no files or URLs)",
                 "cypher", "LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row"},
-            new String[] {"heapload: no snapshot 'later' in the store (heapload snapshots lists them)",
+            new String[] {"heapload: no snapshot 'later' in the store; did you mean after? (heapload snapshots lists them)",
                 "cypher", "MATCH (o:Object {snapshot: $snapshot}) RETURN count(o) AS n", "-p", "snapshot=later"},
             new String[] {"heapload: query 'ad-hoc' stopped after the transaction timeout of 1 s (raise it with --timeout)",
                 "cypher", "UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n", "--timeout", "1"});

@@ -29,8 +29,15 @@ class LeakAnswerTest {
 
     static final Path TESTDATA = Path.of(System.getProperty("heapload.testdata", "../testdata"));
 
-    /** The answer part of a load's output: after the {@code time:} line and its blank line, up to a {@code graph} line. */
+    /**
+     * The answer part of a load's output: for several files the start, up to the blank line before the brief summaries
+     * ({@code loaded:}); for one file after the {@code time:} line and its blank line, up to a {@code graph} line.
+     */
     static String answer(String out) {
+        int loaded = out.indexOf("\n\nloaded:\n");
+        if (loaded >= 0) {
+            return out.substring(0, loaded + 1);
+        }
         int time = out.indexOf("\ntime: ");
         assertTrue(time >= 0, out);
         int start = out.indexOf("\n\n", time) + 2;

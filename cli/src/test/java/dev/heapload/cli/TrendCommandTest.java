@@ -246,7 +246,7 @@ class TrendCommandTest {
         Run none = run("trend", "--db", missing.toString());
         assertEquals(1, none.code());
         assertEquals("heapload: no store at " + missing.toAbsolutePath().normalize()
-            + " (load a dump first: heapload FILE)\n", none.err());
+            + " (name the store with --db DIR or HEAPLOAD_DB; or load a dump first: heapload FILE)\n", none.err());
         assertEquals("", none.out());
 
         String db = tmp.resolve("emptied").toString();

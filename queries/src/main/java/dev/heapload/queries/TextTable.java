@@ -23,8 +23,10 @@ import com.github.freva.asciitable.Styler;
  * <p>Cells are shown exactly as given: a dump string must be passed in its {@link SafeText#visible} form (no control
  * or bidi character then reaches the terminal); a {@code \n} in a cell starts a new line inside the cell. Widths are
  * terminal columns, not chars: a CJK character or an emoji takes two ({@link WCWidth}, JLine's {@code wcwidth}), so
- * such text stays aligned. A column with a maximum width shows longer lines cut, ending in {@code …}. Lines carry no
- * trailing blanks and end with {@code \n}.
+ * such text stays aligned. Every line of a cell is at most {@link #CELL_WIDTH} columns, or the column's own maximum
+ * width: a longer line is cut, ending in {@code …} and, where the width leaves room, its full length
+ * ({@code … (300,000 chars)}), so a 300,000-character string from a dump never floods the terminal. Only the text
+ * tables cut: CSV and JSON outputs keep the full values. Lines carry no trailing blanks and end with {@code \n}.
  */
 public final class TextTable {
 
@@ -32,6 +34,12 @@ public final class TextTable {
     public enum Align {
         LEFT, RIGHT
     }
+
+    /** The most terminal columns a line of a cell takes in a column without a maximum width of its own. */
+    public static final int CELL_WIDTH = 100;
+
+    /** The narrowest cut that also says the full length; narrower cuts end in {@code …} alone. */
+    private static final int LENGTH_MARKER_MIN_WIDTH = 24;
 
     private final List<String> headers = new ArrayList<>();
     private final List<Align> aligns = new ArrayList<>();
@@ -47,8 +55,8 @@ public final class TextTable {
      *
      * @param header   its header (display text, see the class comment)
      * @param align    where its cells (and its header) sit
-     * @param maxWidth at most this many terminal columns per line of a cell (longer lines cut, ending in {@code …});
-     *                 0 for no limit
+     * @param maxWidth at most this many terminal columns per line of a cell (longer lines cut, see
+     *                 {@link #clip}); 0 for {@link #CELL_WIDTH}
      * @return this table
      */
     public TextTable column(String header, Align align, int maxWidth) {
@@ -61,7 +69,7 @@ public final class TextTable {
         return this;
     }
 
-    /** Adds a column without a width limit. */
+    /** Adds a column whose cells are cut at {@link #CELL_WIDTH} columns. */
     public TextTable column(String header, Align align) {
         return column(header, align, 0);
     }
@@ -128,31 +136,40 @@ public final class TextTable {
     }
 
     /**
-     * {@code s} cut to at most {@code max} terminal columns, its last column a {@code …} when cut; {@code s} when it
-     * fits or {@code max} is 0.
+     * {@code s} cut to at most {@code max} terminal columns when it is wider: its start, then {@code …}, then (when
+     * {@code max} is at least 24) its full length in characters (code points), e.g. {@code name… (300,000 chars)};
+     * {@code s} when it fits or {@code max} is 0.
      */
     public static String clip(String s, int max) {
         if (max <= 0 || width(s) <= max) {
             return s;
         }
+        String marker = "\u2026";
+        if (max >= LENGTH_MARKER_MIN_WIDTH) {
+            marker += String.format(java.util.Locale.ROOT, " (%,d chars)", s.codePointCount(0, s.length()));
+        }
+        int room = max - width(marker);
         StringBuilder b = new StringBuilder();
         int w = 0;
         for (int i = 0; i < s.length(); ) {
             int cp = s.codePointAt(i);
             int cw = Math.max(0, WCWidth.wcwidth(cp));
-            if (w + cw > max - 1) {
+            if (w + cw > room) {
                 break;
             }
             b.appendCodePoint(cp);
             w += cw;
             i += Character.charCount(cp);
         }
-        return b.append('\u2026').toString();
+        return b.append(marker).toString();
     }
 
     private static String clipLines(String s, int max) {
         if (max <= 0) {
-            return s;
+            max = CELL_WIDTH;
+        }
+        if (s.indexOf('\n') < 0) {
+            return clip(s, max);
         }
         String[] lines = s.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {

@@ -55,6 +55,12 @@ class TextTableTest {
             """, t);
         assertEquals("ab", TextTable.clip("ab", 2));
         assertEquals("a\u2026", TextTable.clip("abc", 2));
+        // from 24 columns on, the cut also says the full length (code points)
+        assertEquals("abcdefg\u2026 (300,000 chars)", TextTable.clip("abcdefghij".repeat(30_000), 24));
+        assertEquals("漢".repeat(6) + "\u2026 (30 chars)", TextTable.clip("漢".repeat(30), 24));
+        // a column without a width of its own cuts at CELL_WIDTH
+        String cell = new TextTable().column("k", TextTable.Align.LEFT).row("x".repeat(150)).render().split("\n")[2];
+        assertEquals(" " + "x".repeat(TextTable.CELL_WIDTH - 13) + "\u2026 (150 chars)", cell);
         assertThrows(IllegalArgumentException.class, () -> new TextTable().column("a", TextTable.Align.LEFT).row("1", "2"));
     }
 

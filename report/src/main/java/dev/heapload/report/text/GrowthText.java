@@ -89,16 +89,28 @@ public final class GrowthText {
             + "last; the other way round: " + reverse;
     }
 
-    /** A path's lines joined into one: {@code root registry (table) > cache in table > [value] in table}. */
+    /**
+     * A path's lines joined into one: {@code root registry (table) > cache in table > [value] in table}; each hop
+     * {@link SafeText#visible} and cut at {@link dev.heapload.queries.TextTable#CELL_WIDTH} columns
+     * ({@link dev.heapload.queries.TextTable#clip}: a key of 300,000 characters shows its start and its length).
+     */
     public static String oneLine(List<String> path) {
         StringBuilder b = new StringBuilder();
         for (String hop : path) {
             if (b.length() > 0) {
                 b.append(" > ");
             }
-            b.append(SafeText.visible(hop));
+            b.append(hopLine(hop));
         }
         return b.toString();
+    }
+
+    /**
+     * One hop of a retention path as the text answers print it: {@link SafeText#visible}, cut at
+     * {@link dev.heapload.queries.TextTable#CELL_WIDTH} columns with its full length said.
+     */
+    public static String hopLine(String hop) {
+        return dev.heapload.queries.TextTable.clip(SafeText.visible(hop), dev.heapload.queries.TextTable.CELL_WIDTH);
     }
 
     /** {@code +1,234}, {@code -5}, {@code +0}. */

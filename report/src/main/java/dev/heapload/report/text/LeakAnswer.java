@@ -128,7 +128,7 @@ public final class LeakAnswer {
             out.printf(Locale.ROOT, "  group %d: %,d objects, %,d new bytes, %,d retained bytes, %,d %s head(s), path:%n",
                 shown, g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), SafeText.visible(g.headType()));
             for (String hop : g.path()) {
-                out.println("      " + SafeText.visible(hop));
+                out.println("      " + GrowthText.hopLine(hop));
             }
             if (g.example() != null) {
                 out.println("    example head " + SafeText.visible(g.example()) + " (largest retained size), all its paths:");

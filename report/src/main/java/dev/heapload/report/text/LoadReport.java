@@ -25,7 +25,20 @@ public final class LoadReport {
     private LoadReport() {
     }
 
+    /** How many rows the by-type and by-category tables show; the others are counted in one line after the table. */
+    public static final int TABLE_ROWS = 20;
+
+    /** The full summary of snapshot {@code s} ({@link #print(HeapSnapshot, boolean, PrintStream)}, not brief). */
     public static void print(HeapSnapshot s, PrintStream out) {
+        print(s, false, out);
+    }
+
+    /**
+     * The summary of snapshot {@code s}: the headline, counts, VM total, reachability, then (unless {@code brief})
+     * the by-type and by-category tables of at most {@link #TABLE_ROWS} rows each, then roots and repairs. A brief
+     * summary (the snapshots of a load of several files, printed after the leak answer) leaves the tables out.
+     */
+    public static void print(HeapSnapshot s, boolean brief, PrintStream out) {
         int n = s.objectCount();
         int types = s.typeNames().size();
         long[] typeCount = new long[types];
@@ -76,25 +89,66 @@ public final class LoadReport {
             out.printf(Locale.ROOT, "  reachable   %,d objects, %,d bytes; unreachable from exported roots %,d objects, %,d bytes%n",
                 reachable, reachableBytes, n - reachable, s.totalShallowBytes() - reachableBytes);
         }
+        if (brief) {
+            printBriefEnd(s, out);
+            return;
+        }
+        String all = "heapload query summary -p " + dev.heapload.queries.ExploreCommands.shellWord("snapshot=" + info.id())
+            + " lists them all";
         out.println("  by type:");
-        printIndented(byType(s, typeCount, typeBytes), out);
+        long[] typeRest = new long[3];
+        printIndented(byType(s, typeCount, typeBytes, TABLE_ROWS, typeRest), out);
+        if (typeRest[0] > 0) {
+            out.printf(Locale.ROOT, "    \u2026 %,d more type(s): %,d objects, %,d bytes (%s)%n", typeRest[0], typeRest[1],
+                typeRest[2], all);
+        }
         if (!info.categories().isEmpty() || byCategory.keySet().stream().anyMatch(c -> c >= 0)) {
-            out.println("  by memory category:");
             TextTable table = new TextTable().column("id", TextTable.Align.RIGHT)
                 .column("category", TextTable.Align.LEFT, NAME_WIDTH)
                 .column("objects", TextTable.Align.RIGHT).column("object bytes", TextTable.Align.RIGHT)
                 .column("VM bytes", TextTable.Align.RIGHT);
-            TreeMap<Integer, Boolean> ids = new TreeMap<>();
-            info.categories().keySet().forEach(k -> ids.put(k, true));
-            byCategory.keySet().forEach(k -> ids.put(k, true));
-            for (int id : ids.keySet()) {
+            TreeMap<Integer, Boolean> idSet = new TreeMap<>();
+            info.categories().keySet().forEach(k -> idSet.put(k, true));
+            byCategory.keySet().forEach(k -> idSet.put(k, true));
+            List<Integer> ids = new ArrayList<>(idSet.keySet());
+            boolean cut = ids.size() > TABLE_ROWS;
+            // many categories: the largest (VM bytes, then object bytes) first, the rest counted in one line
+            java.util.function.ToLongFunction<Integer> vmBytes = id -> {
+                MemoryCategory mc = info.categories().get(id);
+                return mc == null ? -1 : mc.bytes();
+            };
+            if (cut) {
+                ids.sort(Comparator.<Integer>comparingLong(id -> -vmBytes.applyAsLong(id))
+                    .thenComparingLong(id -> -byCategory.getOrDefault(id, new long[2])[1]).thenComparing(id -> id));
+            }
+            out.println(cut ? String.format(Locale.ROOT, "  by memory category (the %d largest of %,d):", TABLE_ROWS,
+                ids.size()) : "  by memory category:");
+            long[] rest = new long[3];
+            for (int i = 0; i < ids.size(); i++) {
+                int id = ids.get(i);
                 MemoryCategory mc = info.categories().get(id);
                 long[] c = byCategory.getOrDefault(id, new long[2]);
+                if (i >= TABLE_ROWS) {
+                    rest[0]++;
+                    rest[1] += c[1];
+                    rest[2] += Math.max(0, vmBytes.applyAsLong(id));
+                    continue;
+                }
                 String name = mc != null && mc.name() != null ? v(mc.name()) : "";
                 table.row(Integer.toString(id), name, number(c[0]), number(c[1]), mc == null ? "-" : number(mc.bytes()));
             }
             printIndented(table, out);
+            if (cut) {
+                out.printf(Locale.ROOT, "    \u2026 %,d more categories: %,d object bytes, %,d VM bytes (%s)%n", rest[0],
+                    rest[1], rest[2], all);
+            }
         }
+        printBriefEnd(s, out);
+    }
+
+    /** Roots and repairs: the last lines of every summary. */
+    private static void printBriefEnd(HeapSnapshot s, PrintStream out) {
+        var info = s.info();
         StringBuilder roots = new StringBuilder("  roots:");
         for (HeapSnapshot.GcRoot root : s.roots()) {
             roots.append(' ').append(v(root.name())).append('=').append(s.address(root.object()));
@@ -114,6 +168,14 @@ public final class LoadReport {
      * name), types without objects left out, names {@link SafeText#visible} and cut at {@link #NAME_WIDTH} columns.
      */
     static TextTable byType(HeapSnapshot s, long[] typeCount, long[] typeBytes) {
+        return byType(s, typeCount, typeBytes, Integer.MAX_VALUE, new long[3]);
+    }
+
+    /**
+     * The by-type table of at most {@code rows} rows (the largest); {@code rest} gets the number of types left out,
+     * their objects and their bytes.
+     */
+    static TextTable byType(HeapSnapshot s, long[] typeCount, long[] typeBytes, int rows, long[] rest) {
         List<Integer> order = new ArrayList<>();
         for (int t = 0; t < typeCount.length; t++) {
             if (typeCount[t] > 0) {
@@ -124,7 +186,14 @@ public final class LoadReport {
             .thenComparing(t -> s.typeNames().get(t)));
         TextTable table = new TextTable().column("type", TextTable.Align.LEFT, NAME_WIDTH)
             .column("objects", TextTable.Align.RIGHT).column("bytes", TextTable.Align.RIGHT);
-        for (int t : order) {
+        for (int i = 0; i < order.size(); i++) {
+            int t = order.get(i);
+            if (i >= rows) {
+                rest[0]++;
+                rest[1] += typeCount[t];
+                rest[2] += typeBytes[t];
+                continue;
+            }
             table.row(v(s.typeNames().get(t)), number(typeCount[t]), number(typeBytes[t]));
         }
         return table;

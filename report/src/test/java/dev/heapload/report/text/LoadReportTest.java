@@ -50,7 +50,7 @@ class LoadReportTest {
               by type:
                 type                                     | objects | bytes
                ------------------------------------------+---------+-------
-                ComponentSystemWithAVeryLongGeneratedTy… |       1 | 1,000
+                ComponentSystemWithAVeryLong… (56 chars) |       1 | 1,000
                 string                                   |       3 |   100
                 table                                    |       2 |   100
                 Point                                    |       1 |   100
@@ -62,5 +62,29 @@ class LoadReportTest {
                  0 | main     |       5 |          200 |    2,000
                  1 | 漢字 ui  |       4 |        1,207 |    1,500
             """, table);
+    }
+
+    /** 25 types: the 20 largest shown, the other 5 counted in one line with their objects and bytes. */
+    @Test
+    void manyTypesAreCutToTheLargest() {
+        HeapSnapshotBuilder b = new HeapSnapshotBuilder();
+        int value = b.kind("value");
+        b.defineObject("0x10", "table", 8, 0, null);
+        for (int t = 1; t <= 25; t++) {
+            // type tNN: one object of 100 + NN bytes
+            String address = "0x" + Integer.toHexString(0x100 + t);
+            b.defineObject(address, String.format("t%02d", t), 100 + t, 0, null);
+            b.addReference(b.objectId(address), value, b.name("k" + t), 0);
+        }
+        b.addRoot("registry", b.objectId("0x10"));
+        HeapSnapshot s = b.build(new SnapshotInfo("many", "luau", null, null, -1, Map.of(), List.of()));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        LoadReport.print(s, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        String table = out.substring(out.indexOf("  by type:\n"), out.indexOf("  roots:"));
+        // shown: t25 .. t06 (20 rows); left out: t05 .. t01 (105 .. 101 bytes) and table (8 bytes)
+        assertEquals("    t06  |       1 |   106", table.lines().toList().get(22), table);
+        assertEquals("    \u2026 6 more type(s): 6 objects, 523 bytes (heapload query summary -p snapshot=many lists them all)",
+            table.lines().toList().get(23));
     }
 }
