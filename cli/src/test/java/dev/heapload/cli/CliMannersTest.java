@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -119,6 +120,7 @@ class CliMannersTest {
     }
 
     @Test
+    @Tag("process")
     void bashCompletionCompletesSubcommandsAndSavedQueryNames() throws Exception {
         HeapLoadCommandTest.Run bash = run("completion", "bash");
         assertEquals(0, bash.code(), bash.err());

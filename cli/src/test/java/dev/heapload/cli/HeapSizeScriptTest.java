@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The launchers' heap sizing ({@code src/dist/lib/heap.sh}, sourced by {@code bin/heapload} and {@code ./heapload}):
  * its arithmetic, the decoded size of a gzip file and the input it counts, run by bash.
  */
+@Tag("process")
 class HeapSizeScriptTest {
 
     static final Path SCRIPT = Path.of("src/dist/lib/heap.sh").toAbsolutePath();

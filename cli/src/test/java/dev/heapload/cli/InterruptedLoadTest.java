@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import dev.heapload.store.Catalog;
  * remains, and the next query builds its graph from the stored model (one line says so) and gives the rows a
  * completed load gives.
  */
+@Tag("process")
 class InterruptedLoadTest {
 
     @TempDir

@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * figures. Skipped with one line when gdb-multiarch, the qemu binary or the cross
  * compiler is absent (.ci/run installs them).
  */
+@Tag("process")
 class MicroPythonCrossTargetTest {
 
     @TempDir

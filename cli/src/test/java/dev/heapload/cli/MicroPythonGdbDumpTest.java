@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the default load of the pair (symbols found beside the dumps: the symbols.nm.txt heapload-dump wrote) must name
  * {@code _cache} as the leak. Skipped with one line when ../shared, gdb or a runnable binary is absent.
  */
+@Tag("process")
 class MicroPythonGdbDumpTest {
 
     @TempDir

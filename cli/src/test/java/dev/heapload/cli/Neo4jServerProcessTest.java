@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,8 @@ import dev.heapload.cli.HeapLoadCommandTest.Run;
  * load (invisible, then removed by the next command), listing and delete over the {@code neo4j://} routing scheme.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("process")
+@Tag("server")
 class Neo4jServerProcessTest {
 
     @TempDir

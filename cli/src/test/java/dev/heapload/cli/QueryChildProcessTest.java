@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import dev.heapload.store.embedded.GraphStore;
  *       {@link InterruptedLoadTest}, serve's {@link ServeCommandTest}.
  * </ul>
  */
+@Tag("process")
 class QueryChildProcessTest {
 
     @TempDir

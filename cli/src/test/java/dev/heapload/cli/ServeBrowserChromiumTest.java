@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,8 @@ import dev.heapload.store.embedded.GraphStore;
  * afterwards, its own modification time included (a served store must not change the installed files).
  * Skipped without Chromium, as {@link ReportChromiumTest}.
  */
+@Tag("process")
+@Tag("server")
 class ServeBrowserChromiumTest {
 
     private static final long GUARD_SECONDS = 480; // a hang guard: serve took 270 s to start at load 30

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,6 +128,8 @@ class ServeCommandTest {
     }
 
     @Test
+    @Tag("process")
+    @Tag("server")
     @Order(3)
     void servesBrowserAndBoltUntilSigtermThenTheStoreOpensAgain() throws Exception {
         String state = StoreState.of(db, "after");

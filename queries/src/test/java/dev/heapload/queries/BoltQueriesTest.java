@@ -18,6 +18,7 @@ import java.util.TreeSet;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import dev.heapload.store.bolt.RemoteHooks;
  * query sees and the next load removes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class BoltQueriesTest {
 
     /** The parameters of {@link EventListenersGoldenTest}, query by query, with the golden file (or null). */

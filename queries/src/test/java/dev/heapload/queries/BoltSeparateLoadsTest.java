@@ -12,6 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import dev.heapload.store.SnapshotSummary;
  * either load order, for both pair directions; deleting a snapshot over Bolt removes the comparisons with it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class BoltSeparateLoadsTest {
 
     /** The pair queries with the golden tests' parameters (baseline before, target after) and their golden files. */

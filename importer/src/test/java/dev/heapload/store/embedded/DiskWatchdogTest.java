@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * root to mount, skipped with one line otherwise), and leaves work alone while the disk has space.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("process")
 class DiskWatchdogTest {
 
     @TempDir
