@@ -151,7 +151,7 @@ class CliMannersTest {
             // bash says "compopt: not currently executing completion function" outside a real completion
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES)); // a hang bound
         return out.lines().filter(l -> !l.isBlank()).map(String::strip).sorted(java.util.Comparator.reverseOrder())
             .toList();
     }

@@ -39,7 +39,7 @@ class HeapSizeScriptTest {
         pb.redirectErrorStream(true);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(60, TimeUnit.SECONDS);
+        p.waitFor(5, TimeUnit.MINUTES);
         assertEquals(0, p.exitValue(), out);
         return out.strip();
     }

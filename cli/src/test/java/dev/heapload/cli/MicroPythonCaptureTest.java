@@ -172,7 +172,7 @@ class MicroPythonCaptureTest {
     private static void stop(Process relay) throws Exception {
         relay.getOutputStream().close();
         relay.destroy();
-        relay.waitFor(10, TimeUnit.SECONDS);
+        relay.waitFor(5, TimeUnit.MINUTES);
     }
 
     /** Two captures (before and after the cache grows), a scenario that raises, and the pair's leak answer. */

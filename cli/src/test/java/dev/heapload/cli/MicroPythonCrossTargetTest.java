@@ -124,7 +124,7 @@ class MicroPythonCrossTargetTest {
         try {
             session = MicroPythonGdbDumpTest.run(List.of("gdb-multiarch", "-q", "-batch", "-x", commands.toString()),
                 tmp.resolve("gdb.log"));
-            assertTrue(target.waitFor(60, TimeUnit.SECONDS), "the target did not end");
+            assertTrue(target.waitFor(5, TimeUnit.MINUTES), "the target did not end");
         } finally {
             target.destroy();
         }

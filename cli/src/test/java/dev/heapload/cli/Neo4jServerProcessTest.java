@@ -93,14 +93,14 @@ class Neo4jServerProcessTest {
             .redirectOutput(tmp.resolve("killed.out").toFile());
         pb.environment().put("NEO4J_PASSWORD", server.password);
         Process child = pb.start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10); // a hang bound
         while (count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)") == 0) {
             assertTrue(child.isAlive() && System.nanoTime() < deadline, "the child wrote no batch: "
                 + Files.readString(tmp.resolve("killed.out")));
             Thread.sleep(20);
         }
         child.destroyForcibly();
-        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(child.waitFor(5, TimeUnit.MINUTES)); // a hang bound
         // what it wrote is there but invisible to every saved query (no Snapshot node)
         assertTrue(count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)") > 0);
         assertEquals(0L, count("MATCH (s:Snapshot {id: 'cut'}) RETURN count(s)"));

@@ -137,7 +137,7 @@ class ServeCommandTest {
         int bolt = ports[0];
         int http = ports[1];
         List<String> command = ChildHeapLoad.command("serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt),
-            "--http-port", String.valueOf(http), "--timeout", "5");
+            "--http-port", String.valueOf(http), "--timeout", "20");
         // to files, not pipes: Process.destroy() closes the pipes, and the lines printed while stopping are wanted
         Path stdout = tmp.resolve("serve.out");
         Path stderr = tmp.resolve("serve.err");
@@ -174,9 +174,9 @@ class ServeCommandTest {
             assertTrue(welcome.contains("after (871 objects)"), welcome);
 
             // Neo4j Browser's page, from the same process
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(GUARD_SECONDS)).build();
             HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/browser/"))
-                .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(GUARD_SECONDS)).GET().build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, page.statusCode());
             assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), page.headers().toString());
             assertTrue(page.body().contains("<title>Neo4j Browser</title>"), page.body());
@@ -201,7 +201,7 @@ class ServeCommandTest {
                 double seconds = (System.nanoTime() - start) / 1e9;
                 assertTrue(slow.getMessage().contains("timeout") || slow.getMessage().contains("terminated"),
                     slow.getMessage());
-                System.out.printf("a CPU-bound Bolt query ended %.1f s after it began (--timeout 5): %s%n", seconds,
+                System.out.printf("a CPU-bound Bolt query ended %.1f s after it began (--timeout 20): %s%n", seconds,
                     slow.code());
                 org.neo4j.driver.exceptions.Neo4jException big = assertThrows(
                     org.neo4j.driver.exceptions.Neo4jException.class, () -> session.run(

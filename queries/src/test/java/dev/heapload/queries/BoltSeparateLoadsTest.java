@@ -268,7 +268,7 @@ class BoltSeparateLoadsTest {
 
     private QueryResult remote(String name, Map<String, String> p) throws Exception {
         SavedQuery q = library.get(name);
-        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Golden.HANG_BOUND);
     }
 
     /** The query on the server after comparing its pair on first request, as {@code heapload --uri} does. */
@@ -276,7 +276,7 @@ class BoltSeparateLoadsTest {
         SavedQuery q = library.get(name);
         Map<String, Object> bound = QueryRunner.bind(q, p);
         store.compareFor(name, bound);
-        return RemoteQueryRunner.run(driver, null, q, bound, 0, Duration.ofSeconds(60));
+        return RemoteQueryRunner.run(driver, null, q, bound, 0, Golden.HANG_BOUND);
     }
 
     private List<String> strings(String cypher) {
