@@ -102,10 +102,10 @@ class MicroPythonCrossTargetTest {
             "set confirm off",
             "source " + repo.resolve("dumpers/micropython/heapload_gdb.py"),
             "file " + exe,
-            // qemu opens its gdbstub port a moment after it starts: try again for up to 10 s
+            // qemu opens its gdbstub port a moment after it starts: try again (up to 5 minutes, a bound for a hang)
             "python",
             "import time",
-            "for attempt in range(100):",
+            "for attempt in range(3000):",
             "    try:",
             "        gdb.execute('target remote 127.0.0.1:" + port + "')",
             "        break",
