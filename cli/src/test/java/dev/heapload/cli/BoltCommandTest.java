@@ -18,6 +18,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import dev.heapload.cli.HeapLoadCommandTest.Run;
 
 /** The commands with {@code --uri}: against an in-process Neo4j server, and the usage and connection errors. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class BoltCommandTest {
 
     @TempDir

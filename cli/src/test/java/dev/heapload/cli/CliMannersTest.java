@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -305,6 +306,7 @@ class CliMannersTest {
     }
 
     @Test
+    @Tag("process")
     void bashCompletionCompletesSubcommandsAndSavedQueryNames() throws Exception {
         HeapLoadCommandTest.Run bash = run("completion", "bash");
         assertEquals(0, bash.code(), bash.err());
@@ -335,7 +337,7 @@ class CliMannersTest {
             // bash says "compopt: not currently executing completion function" outside a real completion
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES)); // a hang bound
         return out.lines().filter(l -> !l.isBlank()).map(String::strip).sorted(java.util.Comparator.reverseOrder())
             .toList();
     }

@@ -3,6 +3,9 @@ package dev.heapload.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,15 +37,28 @@ class ConcurrentQueryTest {
         CompletableFuture<HeapLoadCommandTest.Run> second;
         try (GraphStore first = GraphStore.open(db)) {
             first.database(); // the first query's store: its lock file says "a query"
-            second = CompletableFuture.supplyAsync(() -> HeapLoadCommandTest.run("query", "categories", "-p",
-                "snapshot=after", "--format", "csv", "--db", db.toString()));
-            Thread.sleep(1500);
+            ByteArrayOutputStream secondOut = new ByteArrayOutputStream();
+            ByteArrayOutputStream secondErr = new ByteArrayOutputStream();
+            second = CompletableFuture.supplyAsync(() -> new HeapLoadCommandTest.Run(HeapLoad.run(new String[] {"query",
+                "categories", "-p", "snapshot=after", "--format", "csv", "--db", db.toString()},
+                new PrintStream(secondOut, true, StandardCharsets.UTF_8),
+                new PrintStream(secondErr, true, StandardCharsets.UTF_8)), secondOut.toString(StandardCharsets.UTF_8),
+                secondErr.toString(StandardCharsets.UTF_8)));
+            // until the second query says it waits (or ends without waiting: a failure below); the first holds the
+            // store all that time, however slow the machine. The bound is for a hang only.
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (!secondErr.toString(StandardCharsets.UTF_8).contains("waiting for it to finish") && !second.isDone()
+                && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
             if (second.isDone()) {
                 HeapLoadCommandTest.Run early = second.get();
                 throw new AssertionError("the second query did not wait: " + early);
             }
+            assertTrue(secondErr.toString(StandardCharsets.UTF_8).contains("waiting for it to finish"),
+                "the second query neither waited nor ended in 10 minutes: " + secondErr);
         }
-        HeapLoadCommandTest.Run r = second.get(120, TimeUnit.SECONDS);
+        HeapLoadCommandTest.Run r = second.get(10, TimeUnit.MINUTES);
         assertEquals(0, r.code(), r.err());
         assertEquals("heapload: store " + abs + " is in use by another heapload process (a query, pid " + pid
             + "); waiting for it to finish\n", r.err());

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The launchers' heap sizing ({@code src/dist/lib/heap.sh}, sourced by {@code bin/heapload} and {@code ./heapload}):
  * its arithmetic, the decoded size of a gzip file and the input it counts, run by bash.
  */
+@Tag("process")
 class HeapSizeScriptTest {
 
     static final Path SCRIPT = Path.of("src/dist/lib/heap.sh").toAbsolutePath();
@@ -37,7 +39,7 @@ class HeapSizeScriptTest {
         pb.redirectErrorStream(true);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(60, TimeUnit.SECONDS);
+        p.waitFor(5, TimeUnit.MINUTES);
         assertEquals(0, p.exitValue(), out);
         return out.strip();
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -155,6 +156,7 @@ class LeakAnswerTest {
      * all ({@code -Xlog:class+load}); with the graph (the default) the first Neo4j class comes after the answer's.
      */
     @Test
+    @Tag("process")
     void nothingBeforeTheAnswerLoadsNeo4j() throws Exception {
         Path dir = TESTDATA.resolve("luau").resolve("event-listeners");
         for (boolean graph : new boolean[] {false, true}) {

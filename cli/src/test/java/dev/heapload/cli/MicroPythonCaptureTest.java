@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through {@code socket://} against a TCP serial server the test makes in front of that pty.
  * Skipped with one line when ../shared, gdb or python3 is absent.
  */
+@Tag("process")
 class MicroPythonCaptureTest {
 
     @TempDir
@@ -170,7 +172,7 @@ class MicroPythonCaptureTest {
     private static void stop(Process relay) throws Exception {
         relay.getOutputStream().close();
         relay.destroy();
-        relay.waitFor(10, TimeUnit.SECONDS);
+        relay.waitFor(5, TimeUnit.MINUTES);
     }
 
     /** Two captures (before and after the cache grows), a scenario that raises, and the pair's leak answer. */

@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * figures. Skipped with one line when gdb-multiarch, the qemu binary or the cross
  * compiler is absent (.ci/run installs them).
  */
+@Tag("process")
 class MicroPythonCrossTargetTest {
 
     @TempDir
@@ -100,10 +102,10 @@ class MicroPythonCrossTargetTest {
             "set confirm off",
             "source " + repo.resolve("dumpers/micropython/heapload_gdb.py"),
             "file " + exe,
-            // qemu opens its gdbstub port a moment after it starts: try again for up to 10 s
+            // qemu opens its gdbstub port a moment after it starts: try again (up to 5 minutes, a bound for a hang)
             "python",
             "import time",
-            "for attempt in range(100):",
+            "for attempt in range(3000):",
             "    try:",
             "        gdb.execute('target remote 127.0.0.1:" + port + "')",
             "        break",
@@ -122,7 +124,7 @@ class MicroPythonCrossTargetTest {
         try {
             session = MicroPythonGdbDumpTest.run(List.of("gdb-multiarch", "-q", "-batch", "-x", commands.toString()),
                 tmp.resolve("gdb.log"));
-            assertTrue(target.waitFor(60, TimeUnit.SECONDS), "the target did not end");
+            assertTrue(target.waitFor(5, TimeUnit.MINUTES), "the target did not end");
         } finally {
             target.destroy();
         }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -31,6 +32,7 @@ import dev.heapload.model.Progress;
  * {@code gc_sweep_run_finalisers}), the start of {@code gc_sweep_free_blocks}, and {@code gc_collect}'s entry (no
  * mark yet: only the phase tells).
  */
+@Tag("process")
 class MicroPythonMidCollectionGdbTest {
 
     static final String PROGRAM = String.join("\n",

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import dev.heapload.model.Progress;
  * layouts when that file is absent; compiled code is typed ({@code module_context}, {@code raw_code},
  * {@code bytecode} of the generator, {@code module_constants}); the peripheral pointer is named in a warning.
  */
+@Tag("process")
 class MicroPythonNamesGdbTest {
 
     static final String PROGRAM = String.join("\n",

@@ -55,7 +55,7 @@ final class Neo4jServerProcess implements AutoCloseable {
         admin.environment().put("NEO4J_HOME", home.toString());
         admin.environment().put("NEO4J_CONF", conf.toString());
         Process p = admin.start();
-        if (!p.waitFor(3, TimeUnit.MINUTES) || p.exitValue() != 0) {
+        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new IOException("set-initial-password failed: " + Files.readString(home.resolve("set-initial-password.log")));
         }
@@ -63,7 +63,7 @@ final class Neo4jServerProcess implements AutoCloseable {
             "--config-dir=" + conf)).redirectErrorStream(true).redirectOutput(home.resolve("server.out").toFile()).start();
         Neo4jServerProcess started = new Neo4jServerProcess(home, port, server.password, process);
         Path log = home.resolve("logs").resolve("neo4j.log");
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10); // a hang bound
         while (true) {
             if (Files.exists(log) && Files.readString(log).contains(" Started.")) {
                 return started;
@@ -106,7 +106,7 @@ final class Neo4jServerProcess implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process != null) {
             process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+            process.waitFor(5, TimeUnit.MINUTES);
         }
     }
 }

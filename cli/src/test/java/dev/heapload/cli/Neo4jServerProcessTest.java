@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,8 @@ import dev.heapload.cli.HeapLoadCommandTest.Run;
  * load (invisible, then removed by the next command), listing and delete over the {@code neo4j://} routing scheme.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("process")
+@Tag("server")
 class Neo4jServerProcessTest {
 
     @TempDir
@@ -90,14 +93,14 @@ class Neo4jServerProcessTest {
             .redirectOutput(tmp.resolve("killed.out").toFile());
         pb.environment().put("NEO4J_PASSWORD", server.password);
         Process child = pb.start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10); // a hang bound
         while (count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)") == 0) {
             assertTrue(child.isAlive() && System.nanoTime() < deadline, "the child wrote no batch: "
                 + Files.readString(tmp.resolve("killed.out")));
             Thread.sleep(20);
         }
         child.destroyForcibly();
-        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(child.waitFor(5, TimeUnit.MINUTES)); // a hang bound
         // what it wrote is there but invisible to every saved query (no Snapshot node)
         assertTrue(count("MATCH (o:Object {snapshot: 'cut'}) RETURN count(o)") > 0);
         assertEquals(0L, count("MATCH (s:Snapshot {id: 'cut'}) RETURN count(s)"));

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import dev.heapload.store.embedded.GraphStore;
  *       {@link InterruptedLoadTest}, serve's {@link ServeCommandTest}.
  * </ul>
  */
+@Tag("process")
 class QueryChildProcessTest {
 
     @TempDir
@@ -127,13 +129,19 @@ class QueryChildProcessTest {
                 Thread.sleep(50);
             }
             assertTrue(child.isAlive(), "the query ended by itself: " + Files.readString(err));
-            Thread.sleep(3000);
+            // busy in the query: the child has spent 3 s of CPU since its graph was ready (CPU time, not wall-clock
+            // time, so a slow or loaded machine waits longer instead of signalling before the query runs)
+            long cpuAtReady = cpuMillis(child);
+            while (cpuMillis(child) - cpuAtReady < 3000 && child.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
             assertTrue(child.isAlive(), "the query ended by itself: " + Files.readString(err));
+            assertTrue(cpuMillis(child) - cpuAtReady >= 3000, "the child did not get busy within the bound");
             long signalled = System.nanoTime();
             child.destroy(); // SIGTERM
-            boolean ended = child.waitFor(60, TimeUnit.SECONDS);
+            boolean ended = child.waitFor(5, TimeUnit.MINUTES); // a bound for a hang only
             double seconds = (System.nanoTime() - signalled) / 1e9;
-            assertTrue(ended, "the query did not stop within 60 s of SIGTERM");
+            assertTrue(ended, "the query did not stop within 5 minutes of SIGTERM");
             System.out.printf("QueryChildProcessTest: a CPU-bound query ended %.1f s after SIGTERM, exit %d%n", seconds,
                 child.exitValue());
         } finally {
@@ -154,5 +162,11 @@ class QueryChildProcessTest {
             return 0;
         }
         return (int) Files.readAllLines(debugLog).stream().filter(l -> l.contains("[neo4j]} is ready.")).count();
+    }
+
+    /** CPU time the process {@code p} has used so far (user + system, all threads), in milliseconds. */
+    private static long cpuMillis(Process p) {
+        return p.info().totalCpuDuration().map(d -> d.toMillis())
+            .orElseThrow(() -> new AssertionError("no CPU time for process " + p.pid()));
     }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * message, also Content-Security-Policy violations) goes to stderr with {@code --enable-logging=stderr}, and must be
  * empty.
  */
+@Tag("process")
 class ReportChromiumTest {
 
     @TempDir

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,8 @@ import dev.heapload.store.embedded.GraphStore;
  * afterwards, its own modification time included (a served store must not change the installed files).
  * Skipped without Chromium, as {@link ReportChromiumTest}.
  */
+@Tag("process")
+@Tag("server")
 class ServeBrowserChromiumTest {
 
     private static final long GUARD_SECONDS = 480; // a hang guard: serve took 270 s to start at load 30
@@ -91,7 +94,8 @@ class ServeBrowserChromiumTest {
             try (ChromiumPage page = new ChromiumPage(chromium, Files.createDirectories(tmp.resolve("profile")), 1400, 1000)) {
                 page.navigate(url);
                 // connected without a login form, and the guide played on connect
-                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(240), "the guide");
+                page.await("document.body.innerText.includes('Saved queries')", Duration.ofSeconds(GUARD_SECONDS),
+                    "the guide");
                 assertEquals("http://localhost:" + ports[1] + "/browser/", page.evaluate("location.href").asText());
                 assertFalse(page.evaluate("!!document.querySelector('input[type=password]')").asBoolean(),
                     "a login form is shown");
@@ -106,16 +110,32 @@ class ServeBrowserChromiumTest {
                 // a guide query runs from its block's run icon (Browser prepends it to each code block of the guide)
                 // and the graph view shows captions from the served style: nodes by id / type and label,
                 // relationships by name ("root ..." for the roots, "weak ..." for weak references)
-                page.await("document.querySelector('pre.runnable i.fa-play-circle-o')", Duration.ofSeconds(60),
+                page.await("document.querySelector('pre.runnable i.fa-play-circle-o')",
+                    Duration.ofSeconds(GUARD_SECONDS),
                     "the run icon of the guide's code blocks");
                 assertEquals("MATCH p = (:Snapshot {id: 'after'})-[:ROOT]->()-[:REF|WEAK_REF]->()\nRETURN p LIMIT 50",
                     page.evaluate("document.querySelector('pre.runnable').textContent.trim()").asText());
                 page.evaluate("document.querySelector('pre.runnable i.fa-play-circle-o').click(), true");
-                page.await("document.querySelectorAll('svg.neod3viz g.node').length >= 10", Duration.ofSeconds(240),
+                page.await("document.querySelectorAll('svg.neod3viz g.node').length >= 10",
+                    Duration.ofSeconds(GUARD_SECONDS),
                     "the graph view of the guide's first query");
-                Thread.sleep(3000); // the force layout settles
+                // the force layout settles: the same captions in two reads in a row, the roots' and references'
+                // captions drawn (relationship captions are clipped to the edge's length); the bound is for a hang
+                long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(GUARD_SECONDS);
                 List<String> nodes = captions(page, "svg.neod3viz g.node");
                 List<String> relationships = captions(page, "svg.neod3viz g.relationship");
+                while (System.nanoTime() < settle) {
+                    Thread.sleep(250);
+                    List<String> nodesAgain = captions(page, "svg.neod3viz g.node");
+                    List<String> relationshipsAgain = captions(page, "svg.neod3viz g.relationship");
+                    boolean stable = nodesAgain.equals(nodes) && relationshipsAgain.equals(relationships);
+                    nodes = nodesAgain;
+                    relationships = relationshipsAgain;
+                    if (stable && relationships.stream().anyMatch(c -> c.startsWith("ro"))
+                        && relationships.stream().anyMatch(c -> c.startsWith("_"))) {
+                        break;
+                    }
+                }
                 System.out.println("ServeBrowserChromiumTest: " + nodes.size() + " nodes " + nodes + ", "
                     + relationships.size() + " relationships " + relationships);
                 assertTrue(nodes.contains("after"), "the Snapshot node captioned by its id: " + nodes);

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,6 +128,8 @@ class ServeCommandTest {
     }
 
     @Test
+    @Tag("process")
+    @Tag("server")
     @Order(3)
     void servesBrowserAndBoltUntilSigtermThenTheStoreOpensAgain() throws Exception {
         String state = StoreState.of(db, "after");
@@ -134,7 +137,7 @@ class ServeCommandTest {
         int bolt = ports[0];
         int http = ports[1];
         List<String> command = ChildHeapLoad.command("serve", "--db", db.toString(), "--bolt-port", String.valueOf(bolt),
-            "--http-port", String.valueOf(http), "--timeout", "5");
+            "--http-port", String.valueOf(http), "--timeout", "20");
         // to files, not pipes: Process.destroy() closes the pipes, and the lines printed while stopping are wanted
         Path stdout = tmp.resolve("serve.out");
         Path stderr = tmp.resolve("serve.err");
@@ -171,9 +174,9 @@ class ServeCommandTest {
             assertTrue(welcome.contains("after (871 objects)"), welcome);
 
             // Neo4j Browser's page, from the same process
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(GUARD_SECONDS)).build();
             HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/browser/"))
-                .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(GUARD_SECONDS)).GET().build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, page.statusCode());
             assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), page.headers().toString());
             assertTrue(page.body().contains("<title>Neo4j Browser</title>"), page.body());
@@ -198,7 +201,7 @@ class ServeCommandTest {
                 double seconds = (System.nanoTime() - start) / 1e9;
                 assertTrue(slow.getMessage().contains("timeout") || slow.getMessage().contains("terminated"),
                     slow.getMessage());
-                System.out.printf("a CPU-bound Bolt query ended %.1f s after it began (--timeout 5): %s%n", seconds,
+                System.out.printf("a CPU-bound Bolt query ended %.1f s after it began (--timeout 20): %s%n", seconds,
                     slow.code());
                 org.neo4j.driver.exceptions.Neo4jException big = assertThrows(
                     org.neo4j.driver.exceptions.Neo4jException.class, () -> session.run(

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.graphdb.Transaction;
@@ -27,6 +28,8 @@ import dev.heapload.store.embedded.GraphStore;
  * snapshot list and object count are the same after serve stops. Served without authentication (the worst case;
  * with it, the page has no credentials besides). Skipped without Chromium, as {@link ReportChromiumTest}.
  */
+@Tag("process")
+@Tag("server")
 class ServeCrossOriginChromiumTest {
 
     @TempDir

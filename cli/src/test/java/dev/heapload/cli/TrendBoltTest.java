@@ -15,6 +15,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,7 @@ import dev.heapload.cli.HeapLoadCommandTest.Run;
  * values as in {@link TrendCommandTest} (event-listeners README: 685 and 871 objects, 78,315 and 102,286 VM bytes).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class TrendBoltTest {
 
     @TempDir

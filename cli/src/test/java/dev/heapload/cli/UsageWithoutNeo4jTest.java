@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Help, usage errors, a mistyped command, a missing file and a missing store answer without Neo4j: a child JVM for
  * each ({@code -Xlog:class+load}) loads no class of it, and gives the one line and exit code of the case.
  */
+@Tag("process")
 class UsageWithoutNeo4jTest {
 
     @TempDir

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import dev.heapload.model.Progress;
  * {@code .ci/run} installs it with {@code npm ci}): its node and edge counts, and the retained size it computes for
  * every reachable object, equal heapload's. Skipped with one line without {@code node} or the installed package.
  */
+@Tag("process")
 class DevToolsExportTest {
 
     @TempDir

@@ -1,6 +1,7 @@
 package dev.heapload.store;
 
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Names of the graph schema {@link GraphStore} writes: the project's public contract for queries.
@@ -74,6 +75,14 @@ import java.util.Locale;
  * </ul>
  */
 public final class GraphSchema {
+
+    /**
+     * Saved queries that read only the {@code Snapshot}, {@code Category} and {@code Stats} nodes, which every
+     * snapshot's graph holds for all snapshots of the store (pruned ones included); both store routes answer them
+     * from whichever graph is at hand, without comparing or opening another.
+     */
+    public static final Set<String> SUMMARY_QUERIES = Set.of("snapshot", "summary", "type-histogram", "unreachable",
+        "trend", "trend-categories");
 
     /**
      * Version of this schema, recorded in a store's catalog with the graph built from it. A store whose graph was

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,6 +29,7 @@ import dev.heapload.model.Progress;
  * and a dump that fails (a missing directory, a full disk, inside a finalizer where errors become warnings) leaves no
  * file, no {@code .tmp}, and says why on stderr.
  */
+@Tag("process")
 class LuaAwkwardPlacesTest {
 
     @TempDir

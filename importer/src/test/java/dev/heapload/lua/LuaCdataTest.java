@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import dev.heapload.model.Progress;
  * dumper that counted every cdata as 16 bytes (the field report: 32 KB of objects against 7.7 MB) says so in one
  * warning naming the cause.
  */
+@Tag("process")
 class LuaCdataTest {
 
     @TempDir

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -25,6 +26,7 @@ import dev.heapload.model.Progress;
  * keeps the main thread; on 5.1 it also reads the generators' C upvalues): with it every level is reached, without it
  * only the innermost, and the snapshot says why.
  */
+@Tag("process")
 class LuaDeepCoroutinesTest {
 
     @TempDir

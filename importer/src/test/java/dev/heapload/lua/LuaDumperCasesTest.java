@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -23,6 +24,7 @@ import dev.heapload.testsupport.SharedTestData;
  * that a root reaches, counted by type, equal the case README's expected leak for that version. Strings
  * are compared too (the README counts them as a walker that treats strings as objects sees them).
  */
+@Tag("process")
 class LuaDumperCasesTest {
 
     @TempDir

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,6 +20,7 @@ import dev.heapload.model.Progress;
  * metatable is locked; 5.2+ used to call its __len) and writes what it cannot print as text (a __name that is not
  * UTF-8, binary strings) so that the reader reads it; on every version.
  */
+@Tag("process")
 class LuaHostileStateTest {
 
     @TempDir

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,6 +19,7 @@ import dev.heapload.testsupport.SharedTestData;
  * read) are in the dump with what they hold, so the new objects are those of Lua 5.2+, no warning says anything is
  * hidden, and the main thread is a root object ({@code mainthread}) as on 5.2+.
  */
+@Tag("process")
 class LuaNativeHelperTest {
 
     @TempDir

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,6 +24,7 @@ import dev.heapload.model.Progress;
  * is replaced); a chat history capped at 20 grows while it fills and is replaced once full; a listener list that
  * dialogs forget to leave grows at every step.
  */
+@Tag("process")
 class LuaNetGrowthTest {
 
     @TempDir

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,6 +21,7 @@ import dev.heapload.model.Progress;
  * a file the raw reader loads byte-exactly, on each interpreter ({@code %q} differs: 5.1 writes NUL as
  * {@code \000}, 5.4 as {@code \0}).
  */
+@Tag("process")
 class LuaSaveSnapshotTest {
 
     @TempDir

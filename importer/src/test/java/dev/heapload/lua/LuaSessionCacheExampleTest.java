@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,6 +23,7 @@ import dev.heapload.model.Progress;
  * the 100 session tables with their 100 buffer strings under {@code registry/_LOADED/sessions/cache}, one of the 100
  * user-name keys; on Lua 5.4, 23,022 new bytes (the case README's figure).
  */
+@Tag("process")
 class LuaSessionCacheExampleTest {
 
     @TempDir

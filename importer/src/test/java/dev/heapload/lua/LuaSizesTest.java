@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +25,7 @@ import dev.heapload.model.HeapSnapshot;
  * boxed integers) and prints for each how many bytes the VM's count grew by; the dump (with the C helper
  * heapdump_native, built here as docs/reference/lua-dumper-format.md tells a user to) must give each object exactly that size.
  */
+@Tag("process")
 class LuaSizesTest {
 
     @TempDir

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import dev.heapload.model.Progress;
  * dumps (line 11). On Lua 5.2+ the calling thread is an object and its locals are references too; on 5.1 and LuaJIT
  * they are roots named {@code stack <source>:<line> <local>}.
  */
+@Tag("process")
 class LuaStackFramesTest {
 
     @TempDir

@@ -90,6 +90,11 @@ public final class QueryWatchdog implements AutoCloseable {
         }
     }
 
+    /** Waits until the watchdog's thread has ended: at once after {@link #close()}, else after timeout and grace. */
+    public void awaitEnd() throws InterruptedException {
+        thread.join();
+    }
+
     /** The query ended: stops watching. */
     @Override
     public void close() {

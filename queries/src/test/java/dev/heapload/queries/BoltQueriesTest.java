@@ -18,6 +18,7 @@ import java.util.TreeSet;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import dev.heapload.store.bolt.RemoteHooks;
  * query sees and the next load removes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class BoltQueriesTest {
 
     /** The parameters of {@link EventListenersGoldenTest}, query by query, with the golden file (or null). */
@@ -108,7 +110,7 @@ class BoltQueriesTest {
 
     private QueryResult remote(String name, Map<String, String> p) throws Exception {
         SavedQuery q = library.get(name);
-        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Golden.HANG_BOUND);
     }
 
     @Test
@@ -215,7 +217,7 @@ class BoltQueriesTest {
     void limitAndUnknownSnapshotBehaveAsEmbedded() throws Exception {
         SavedQuery q = library.get("type-histogram");
         QueryResult two = RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, params("snapshot", "after")), 2,
-            Duration.ofSeconds(60));
+            Golden.HANG_BOUND);
         assertEquals(2, two.rows().size());
         assertTrue(two.truncated());
         QueryFailedException e = assertThrows(QueryFailedException.class, () -> remote("summary", params("snapshot", "nope")));
@@ -268,7 +270,8 @@ class BoltQueriesTest {
             if (q.parameter("baseline") != null && !q.parameter("baseline").required()) {
                 p.put("baseline", "after");
             }
-            QueryResult raw = RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60), false);
+            QueryResult raw = RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Golden.HANG_BOUND,
+                false);
             assertEquals(List.of(), raw.rows(), q.name() + " " + p);
         }
         // a query starting from the snapshot returns no rows even without that check
@@ -278,9 +281,9 @@ class BoltQueriesTest {
             + "RETURN o.type AS type, count(o) AS objects\n");
         SavedQuery byType = QueryLibrary.readFile(file);
         assertEquals(List.of(), RemoteQueryRunner.run(driver, null, byType, Map.of("snapshot", "cut"), 0,
-            Duration.ofSeconds(60), false).rows());
+            Golden.HANG_BOUND, false).rows());
         List<Object> afterRows = new ArrayList<>(RemoteQueryRunner.run(driver, null, byType, Map.of("snapshot", "after"), 0,
-            Duration.ofSeconds(60), false).rows());
+            Golden.HANG_BOUND, false).rows());
         assertEquals(6, afterRows.size(), "the complete snapshot has its six types");
 
         // the next load removes the leftover and succeeds

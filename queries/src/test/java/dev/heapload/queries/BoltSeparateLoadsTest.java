@@ -12,6 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import dev.heapload.store.SnapshotSummary;
  * either load order, for both pair directions; deleting a snapshot over Bolt removes the comparisons with it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class BoltSeparateLoadsTest {
 
     /** The pair queries with the golden tests' parameters (baseline before, target after) and their golden files. */
@@ -266,7 +268,7 @@ class BoltSeparateLoadsTest {
 
     private QueryResult remote(String name, Map<String, String> p) throws Exception {
         SavedQuery q = library.get(name);
-        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Duration.ofSeconds(60));
+        return RemoteQueryRunner.run(driver, null, q, QueryRunner.bind(q, p), 0, Golden.HANG_BOUND);
     }
 
     /** The query on the server after comparing its pair on first request, as {@code heapload --uri} does. */
@@ -274,7 +276,7 @@ class BoltSeparateLoadsTest {
         SavedQuery q = library.get(name);
         Map<String, Object> bound = QueryRunner.bind(q, p);
         store.compareFor(name, bound);
-        return RemoteQueryRunner.run(driver, null, q, bound, 0, Duration.ofSeconds(60));
+        return RemoteQueryRunner.run(driver, null, q, bound, 0, Golden.HANG_BOUND);
     }
 
     private List<String> strings(String cypher) {

@@ -23,6 +23,12 @@ import dev.heapload.store.embedded.GraphStore;
 /** Shared helpers of the golden tests: loading a dump pair, running a saved query, comparing with a golden CSV. */
 final class Golden {
 
+    /**
+     * The transaction timeout of the queries the tests run: a bound for a hung query only, long enough for a busy
+     * machine (a query's speed is never a test's verdict).
+     */
+    static final Duration HANG_BOUND = Duration.ofMinutes(10);
+
     private Golden() {
     }
 
@@ -75,13 +81,20 @@ final class Golden {
     static QueryResult run(GraphStore store, String name, Map<String, String> params) throws Exception {
         SavedQuery q = QueryLibrary.fromDirectory(cypherDir()).get(name);
         Map<String, Object> bound = QueryRunner.bind(q, params);
-        QueryResult r = QueryRunner.run(store.databaseFor(name, bound), q, bound, 0, Duration.ofSeconds(60));
+        QueryResult r = QueryRunner.run(store.databaseFor(name, bound), q, bound, 0, HANG_BOUND);
         assertEquals(q.columns(), r.columns(), name + ": returned columns differ from the header's");
         return r;
     }
 
-    /** Asserts that {@code result} as CSV equals testdata/golden/{@code file}. */
+    /**
+     * Asserts that {@code result} as CSV equals testdata/golden/{@code file}; with
+     * {@code -Dheapload.golden.update=true} the file is first written from {@code result} (then review the change with {@code git diff testdata/golden}).
+     */
     static void assertGolden(QueryResult result, String file) throws IOException {
+        if (Boolean.getBoolean("heapload.golden.update")) {
+            Files.writeString(testdata().resolve("golden").resolve(file), ResultWriter.csv(result),
+                StandardCharsets.UTF_8);
+        }
         String expected = Files.readString(testdata().resolve("golden").resolve(file), StandardCharsets.UTF_8);
         assertEquals(expected, ResultWriter.csv(result), "golden file testdata/golden/" + file);
     }

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -76,7 +75,7 @@ class Neo4jDumpRoundTripTest {
                     Map<String, String> p = (Map<String, String>) c[1];
                     SavedQuery q = library.get(name);
                     Map<String, Object> bound = QueryRunner.bind(q, p);
-                    QueryResult fromDump = QueryRunner.run(loaded, q, bound, 0, Duration.ofSeconds(60));
+                    QueryResult fromDump = QueryRunner.run(loaded, q, bound, 0, Golden.HANG_BOUND);
                     QueryResult local = Golden.run(embedded, name, p);
                     assertEquals(local.columns(), fromDump.columns(), name);
                     assertEquals(local.rows(), fromDump.rows(), name + " " + p);

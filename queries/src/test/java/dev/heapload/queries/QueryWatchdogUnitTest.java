@@ -38,7 +38,7 @@ class QueryWatchdogUnitTest {
         LinkedBlockingQueue<String> halts = new LinkedBlockingQueue<>();
         try (QueryWatchdog w = QueryWatchdog.watch(counting(terminations), "spin", Duration.ofMillis(200),
             Duration.ofMillis(300), halts::add)) {
-            String line = halts.poll(60, TimeUnit.SECONDS); // a hang guard, not a timing assertion
+            String line = halts.poll(10, TimeUnit.MINUTES); // a hang guard, not a timing assertion
             assertEquals("query 'spin' did not stop within 0 s after its timeout of 0 s (CPU- or GC-bound); exiting",
                 line);
             assertEquals(1, terminations.get());
@@ -50,10 +50,11 @@ class QueryWatchdogUnitTest {
     void aQueryThatEndsInTimeIsNeitherTerminatedNorHalted() throws Exception {
         AtomicInteger terminations = new AtomicInteger();
         List<String> halts = new CopyOnWriteArrayList<>();
-        QueryWatchdog w = QueryWatchdog.watch(counting(terminations), "quick", Duration.ofMillis(300),
+        // ten minutes: the query surely ends in time, however slow the machine; the watchdog's end is awaited
+        QueryWatchdog w = QueryWatchdog.watch(counting(terminations), "quick", Duration.ofMinutes(10),
             Duration.ofMillis(100), halts::add);
         w.close();
-        Thread.sleep(800);
+        w.awaitEnd();
         assertFalse(w.terminated());
         assertEquals(0, terminations.get());
         assertEquals(List.of(), halts);

@@ -24,7 +24,6 @@ import dev.heapload.store.GraphSchema;
 import dev.heapload.store.InputRows;
 import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.SnapshotSummary;
-import dev.heapload.store.embedded.GraphStore;
 
 /**
  * Comparisons on first request over Bolt: a load over {@code --uri} compares the new snapshot with
@@ -75,13 +74,13 @@ final class RemoteComparisons {
     /**
      * The comparison a saved query with these parameters needs, made first if missing: with non-empty
      * {@code baseline} and {@code target} (or {@code snapshot}), both complete snapshots on the server, and a query
-     * that is not one of {@link GraphStore#SUMMARY_QUERIES}. Unknown ids are left to the query's own check.
+     * that is not one of {@link GraphSchema#SUMMARY_QUERIES}. Unknown ids are left to the query's own check.
      */
     void prepare(String queryName, Map<String, Object> params) throws IOException {
         String target = text(params.get("target"));
         String id = target != null ? target : text(params.get("snapshot"));
         String baseline = text(params.get("baseline"));
-        if (id == null || baseline == null || GraphStore.SUMMARY_QUERIES.contains(queryName)
+        if (id == null || baseline == null || GraphSchema.SUMMARY_QUERIES.contains(queryName)
             || known.contains(baseline + "\0" + id)) {
             return;
         }

@@ -7,8 +7,8 @@ import dev.heapload.store.GraphSchema;
 import dev.heapload.store.InputRows;
 import dev.heapload.store.SnapshotNotFoundException;
 import dev.heapload.store.SnapshotSummary;
+import dev.heapload.store.StoreDirectory;
 import dev.heapload.store.Catalog;
-import dev.heapload.store.embedded.GraphStore;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,7 +40,6 @@ import org.neo4j.driver.Value;
 import org.neo4j.driver.exceptions.AuthenticationException;
 import org.neo4j.driver.exceptions.Neo4jException;
 import org.neo4j.driver.exceptions.ServiceUnavailableException;
-import org.neo4j.internal.id.IdSequence;
 
 import dev.heapload.analysis.HeapAnalysis;
 import dev.heapload.model.HeapSnapshot;
@@ -48,9 +47,9 @@ import dev.heapload.model.Progress;
 
 /**
  * Snapshots in a running Neo4j server or cluster, reached over Bolt ({@code bolt://} or {@code neo4j://}), with the
- * same graph schema as the embedded {@link GraphStore} ({@link GraphSchema}): the nodes and relationships are the
- * ones {@link GraphInput} hands to the embedded importer, sent with batched {@code UNWIND $rows} writes of
- * {@value #BATCH} rows per transaction.
+ * same graph schema as the embedded {@link dev.heapload.store.embedded.GraphStore} ({@link GraphSchema}): the nodes
+ * and relationships are the ones {@link GraphInput} hands to the embedded importer, sent with batched
+ * {@code UNWIND $rows} writes of {@value #BATCH} rows per transaction.
  *
  * <h2>All-or-nothing</h2>
  * A load first commits a marker {@code (:LoadInProgress {snapshot, token, startedAt})} per snapshot, then the Object
@@ -283,7 +282,7 @@ public final class RemoteGraphStore implements dev.heapload.store.SnapshotStore 
                 throw new IllegalArgumentException("snapshot id '" + id + "' given twice");
             }
             ids.add(id);
-            GraphStore.checkAnalysis(snapshot);
+            StoreDirectory.checkAnalysis(snapshot);
             for (String type : snapshot.typeNames()) {
                 String label = GraphSchema.typeLabel(type);
                 if (label != null && !NAME.matcher(label).matches()) {
@@ -310,7 +309,7 @@ public final class RemoteGraphStore implements dev.heapload.store.SnapshotStore 
         List<GraphInput.Part> parts = new ArrayList<>();
         boolean anyAnalysed = false;
         for (HeapSnapshot snapshot : snapshots) {
-            Catalog.Entry entry = GraphStore.entryOf(snapshot);
+            Catalog.Entry entry = StoreDirectory.entryOf(snapshot);
             anyAnalysed |= entry.summary().analysed();
             parts.add(new GraphInput.Part(entry, () -> snapshot, null));
         }
@@ -364,7 +363,7 @@ public final class RemoteGraphStore implements dev.heapload.store.SnapshotStore 
     /**
      * Before running a saved query with these bound parameters: compares its pair on first request ({@link #compare})
      * when it names a {@code baseline} and a {@code target} (or {@code snapshot}) that are both complete snapshots
-     * on the server and is not one of {@link GraphStore#SUMMARY_QUERIES}; otherwise does nothing (unknown ids are
+     * on the server and is not one of {@link GraphSchema#SUMMARY_QUERIES}; otherwise does nothing (unknown ids are
      * left to the query's own one-line refusal). Only for a server loaded by heapload ({@code --uri}), not for the
      * Bolt port of {@code heapload serve} (a served graph holds one snapshot's objects).
      *

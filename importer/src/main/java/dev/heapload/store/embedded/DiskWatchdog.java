@@ -45,6 +45,7 @@ public final class DiskWatchdog {
     private final Thread thread;
     private volatile boolean sawFull;
     private volatile boolean stopped;
+    private volatile int looks;
 
     public DiskWatchdog(Path dir, Thread rebuilding, Runnable abort, PrintStream log, Supplier<String> message) {
         PrintStream terminal = System.err;
@@ -84,6 +85,7 @@ public final class DiskWatchdog {
                 } else {
                     fullSince = -1;
                 }
+                looks++;
                 try {
                     Thread.sleep(PERIOD_MS);
                 } catch (InterruptedException e) {
@@ -111,6 +113,11 @@ public final class DiskWatchdog {
     /** True once the free space was seen below {@link #FULL_BELOW} during the rebuild. */
     public boolean sawFull() {
         return sawFull;
+    }
+
+    /** How many looks at the disk ended without ending the rebuild so far (one per {@link #PERIOD_MS} ms). */
+    public int looks() {
+        return looks;
     }
 
     /** Ends the watchdog (the rebuild ended); waits for its thread. */

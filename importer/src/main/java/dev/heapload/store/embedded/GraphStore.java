@@ -454,8 +454,7 @@ public final class GraphStore implements AutoCloseable {
      * graph holds for all snapshots of the store (pruned ones included): {@link #databaseFor} runs them on whichever
      * graph is open instead of starting another.
      */
-    public static final Set<String> SUMMARY_QUERIES = Set.of("snapshot", "summary", "type-histogram", "unreachable",
-        "trend", "trend-categories");
+    public static final Set<String> SUMMARY_QUERIES = GraphSchema.SUMMARY_QUERIES;
 
     /**
      * The graph of the newest snapshot that has one (not pruned), for queries: see {@link #database(String)}. Builds an

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code FakeMuninnPageCache.flushAndCloseWithoutFail} that only an interrupt ends, on a full 4 MiB tmpfs; needs
  * root to mount, skipped with one line otherwise), and leaves work alone while the disk has space.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 10, unit = TimeUnit.MINUTES) // a bound for a hang only
+@Tag("process")
 class DiskWatchdogTest {
 
     @TempDir
@@ -50,7 +52,7 @@ class DiskWatchdogTest {
         }
         Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir.toString())
             .redirectErrorStream(true).start();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        return p.waitFor(5, TimeUnit.MINUTES) && p.exitValue() == 0;
     }
 
     @Test
@@ -70,7 +72,10 @@ class DiskWatchdogTest {
             DiskWatchdog.setHaltOnDiskFullHang(false);
             DiskWatchdog watchdog = new DiskWatchdog(disk, stuck, () -> aborted.set(true), log, () -> "the line");
             try {
-                Thread.sleep(3 * DiskWatchdog.PERIOD_MS);
+                // three looks at a disk with space, however long the machine takes to give them
+                while (watchdog.looks() < 3) {
+                    Thread.sleep(DiskWatchdog.PERIOD_MS);
+                }
                 assertTrue(stuck.isAlive(), "ended while the disk had space");
                 assertFalse(watchdog.sawFull());
                 try (OutputStream out = Files.newOutputStream(disk.resolve("filler"))) {
@@ -81,7 +86,7 @@ class DiskWatchdogTest {
                 } catch (IOException full) {
                     // ENOSPC
                 }
-                stuck.join(TimeUnit.SECONDS.toMillis(60));
+                stuck.join(TimeUnit.MINUTES.toMillis(5)); // a bound for a hang only
                 assertFalse(stuck.isAlive(), "the watchdog did not end the stuck thread");
                 assertTrue(watchdog.sawFull());
                 assertTrue(aborted.get(), "the attempt's files were not removed");

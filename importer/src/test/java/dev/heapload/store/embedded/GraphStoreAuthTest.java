@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.driver.AuthTokens;
@@ -23,6 +24,7 @@ import org.neo4j.driver.exceptions.ClientException;
 import dev.heapload.model.Progress;
 
 /** {@link GraphStore#serve(int, int, String)}: user neo4j with the given password, the 0600 password file. */
+@Tag("server")
 class GraphStoreAuthTest {
 
     @TempDir

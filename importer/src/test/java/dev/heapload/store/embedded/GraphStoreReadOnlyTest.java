@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.driver.AuthTokens;
@@ -35,6 +36,7 @@ import dev.heapload.model.Progress;
  * ({@link EmbeddedDbms#readOnlySettings}, {@link EmbeddedDbms#serverSettings}). The same rules on the embedded DBMS
  * of {@code heapload query} (no connectors): QueryCommandTest#errorsAreOneLineWithExitOne.
  */
+@Tag("server")
 class GraphStoreReadOnlyTest {
 
     @TempDir

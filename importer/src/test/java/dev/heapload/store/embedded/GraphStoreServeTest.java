@@ -15,6 +15,7 @@ import dev.heapload.store.StoreInUseException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.driver.AuthTokens;
@@ -26,6 +27,7 @@ import org.neo4j.graphdb.Transaction;
 import dev.heapload.model.Progress;
 
 /** {@link GraphStore#serve}: Bolt on loopback without authentication, taken ports, the lock held while serving. */
+@Tag("server")
 public class GraphStoreServeTest {
 
     @TempDir
