@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +25,7 @@ import dev.heapload.model.HeapSnapshot;
  * closure {@code id}: line 13); the dump names exactly those sites, and the table made before tracking started has
  * none.
  */
+@Tag("process")
 class LuaAllocationSitesTest {
 
     @TempDir
