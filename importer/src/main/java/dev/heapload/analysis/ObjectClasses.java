@@ -24,7 +24,11 @@ import dev.heapload.model.HeapSnapshot;
  *             in dump order; names starting with {@code __} ({@code __index}, {@code __metatable}) do not count;</li>
  *         <li>the name its {@code __index} table is known by (the same rule), for {@code setmetatable(obj, {__index =
  *             Player})};</li>
- *         <li>otherwise {@code metatable 0x…} (its address: an anonymous metatable shared by the objects).</li>
+ *         <li>otherwise {@code metatable {Connect, Disconnect, …}}: its string keys (methods, fields), sorted, at
+ *             most three, those starting with {@code __} only when there are no others, else those of its
+ *             {@code __index} table; {@code metatable 0x…} (its address) when neither has a string key. Anonymous metatables with the same
+ *             keys are one class (the weak tables' {@code metatable {__mode}}); unlike an address, the keys name the
+ *             class alike in two runs of a program.</li>
  *       </ol></li>
  *   <li><b>Luau userdata</b>: by tag (the reader's label {@code tag N}) and metatable: {@code Instance (tag 1)} when
  *       the metatable has a name, {@code tag 2} without one.</li>
@@ -152,7 +156,7 @@ public record ObjectClasses(int[] classOf, String[] names, String[] types) {
             String type = null;
             String name = null;
             for (int r = first[mt]; r < first[mt + 1]; r++) {
-                if (s.keyTypeId(r) != HeapSnapshot.KEY_STRING) {
+                if (!stringKey(s, r)) {
                     continue;
                 }
                 String key = s.referenceName(r);
@@ -203,7 +207,7 @@ public record ObjectClasses(int[] classOf, String[] names, String[] types) {
                     if (i != null && knownName[i] != null) {
                         return knownName[i];
                     }
-                    return "metatable " + s.address(m);
+                    return anonymous(s, m, i == null ? -1 : i);
                 });
                 if (luau && t == userdataType && s.label(o) != null && s.label(o).startsWith("tag ")) {
                     name = mtName == null ? s.label(o) : mtName + " (" + s.label(o) + ")";
@@ -248,7 +252,7 @@ public record ObjectClasses(int[] classOf, String[] names, String[] types) {
         if (name == null || name.isEmpty() || name.startsWith("__")) {
             return null;
         }
-        if (s.keyTypeId(r) == HeapSnapshot.KEY_STRING) {
+        if (stringKey(s, r)) {
             return name;
         }
         if (!luau && s.keyTypeId(r) == HeapSnapshot.KEY_NONE && !name.startsWith("(")) {
@@ -258,6 +262,68 @@ public record ObjectClasses(int[] classOf, String[] names, String[] types) {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether reference {@code r} is a table value under a string key: key type {@link HeapSnapshot#KEY_STRING}, or, in
+     * a snapshot read from lua-snapshot's raw table (whose edges carry no key type), a named {@code value} reference
+     * whose name is not in brackets (the raw reader's spelling of other keys).
+     */
+    private static boolean stringKey(HeapSnapshot s, int r) {
+        int keyType = s.keyTypeId(r);
+        if (keyType == HeapSnapshot.KEY_STRING) {
+            return true;
+        }
+        if (keyType != HeapSnapshot.KEY_NONE || !"value".equals(s.referenceKind(r))) {
+            return false;
+        }
+        String name = s.referenceName(r);
+        return name != null && !name.startsWith("[");
+    }
+
+    /** How many keys name an anonymous metatable. */
+    private static final int KEYS_SHOWN = 3;
+
+    /**
+     * The name of a metatable that has no name of its own and is known by none: {@code metatable {Connect, Fire, …}}
+     * with its string keys (methods, fields) sorted, at most {@link #KEYS_SHOWN}, those starting with {@code __} only
+     * when there are no others; those of its {@code __index} table {@code index} when it has none; its address when
+     * neither has a string key. Keys, unlike addresses, name the same class in two runs of a program.
+     */
+    private static String anonymous(HeapSnapshot s, int mt, int index) {
+        java.util.TreeSet<String> keys = stringKeys(s, mt, false);
+        if (keys.isEmpty() && index >= 0) {
+            keys = stringKeys(s, index, false);
+        }
+        if (keys.isEmpty()) {
+            keys = stringKeys(s, mt, true);
+        }
+        if (keys.isEmpty()) {
+            return "metatable " + s.address(mt);
+        }
+        StringBuilder sb = new StringBuilder("metatable {");
+        int shown = 0;
+        for (String k : keys) {
+            if (shown == KEYS_SHOWN) {
+                sb.append(", …");
+                break;
+            }
+            sb.append(shown++ == 0 ? "" : ", ").append(k);
+        }
+        return sb.append('}').toString();
+    }
+
+    private static java.util.TreeSet<String> stringKeys(HeapSnapshot s, int table, boolean meta) {
+        java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+        for (int r = s.firstReference(table); r < s.firstReference(table + 1); r++) {
+            if (stringKey(s, r)) {
+                String k = s.referenceName(r);
+                if (k != null && k.startsWith("__") == meta) {
+                    keys.add(k);
+                }
+            }
+        }
+        return keys;
     }
 
     /** A LuaJIT cdata's ctype from its {@code repr}; {@code null} when the repr says none. */

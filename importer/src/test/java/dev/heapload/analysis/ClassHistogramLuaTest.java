@@ -32,14 +32,14 @@ class ClassHistogramLuaTest {
     void lua54() throws Exception {
         // Animal: 2 instances and the Dog class table (its metatable is {__index = Animal})
         assertEquals(LuauCases.lines(
-            "table | metatable 0x558a54b8e290 | 1 6200 1 6200 6337",
+            "table | metatable {__mode} | 1 6200 1 6200 6337",
             "table | Animal | 3 264 3 264 438",
             "table | Dog | 1 104 1 104 218",
             "table | Point | 1 104 1 104 156",
             "table | metatable 0x558a54b6f6d0 | 1 56 1 56 136",
             "userdata | FILE* | 3 96 3 96 96"), ClassHistogramLuauTest.render(histogram("lua5.4", "before")));
         assertEquals(LuauCases.lines(
-            "table | metatable 0x558a54b8e290 | 1 6200 1 6200 6337",
+            "table | metatable {__mode} | 1 6200 1 6200 6337",
             "table | Dog | 4 416 4 416 748",
             "table | Point | 5 520 5 520 520",
             "table | Animal | 3 264 3 264 438",
@@ -52,7 +52,7 @@ class ClassHistogramLuaTest {
     @Test
     void lua51() throws Exception {
         assertEquals(LuauCases.lines(
-            "table | metatable 0x56520cd069a0 | 1 5184 1 5184 5345",
+            "table | metatable {__mode} | 1 5184 1 5184 5345",
             "table | Dog | 4 576 4 576 940",
             "table | Point | 5 720 5 720 720",
             "table | Animal | 3 352 3 352 550",
@@ -63,19 +63,18 @@ class ClassHistogramLuaTest {
 
     @Test
     void luajitCdata() throws Exception {
+        // the dumper's weak tables and LuaJIT's own: anonymous metatables {__mode = ...}, one class by their keys;
         // hl_point2 is an anonymous struct: LuaJIT names its ctype "struct 97"; 1LL..3LL are int64_t
         assertEquals(LuauCases.lines(
-            "table | metatable 0x7f00bd23f970 | 1 6208 1 6208 6320",
+            "table | metatable {__mode} | 3 6432 3 6432 6572",
             "table | Dog | 4 448 4 448 816",
             "table | Point | 5 560 5 560 560",
             "table | Animal | 3 336 3 336 544",
             "table | Cat | 2 224 2 224 504",
             "table | Queue | 2 224 2 224 352",
             "userdata | FILE* | 5 240 5 240 240",
-            "table | metatable 0x7f00bd25b498 | 1 112 1 112 140",
             "cdata | struct 97 | 4 128 4 128 128",
-            "table | metatable 0x7f00bd21fe90 | 1 112 1 112 112",
-            "userdata | metatable 0x7f00bd220650 | 1 48 1 48 112",
+            "userdata | metatable {__gc, __index, __newindex} | 1 48 1 48 112",
             "cdata | int64_t | 3 72 3 72 72"), ClassHistogramLuauTest.render(histogram("luajit", "after")));
     }
 
