@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.heapload.explore.ModelQueries;
+import dev.heapload.explore.ClassHistogramQuery;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
@@ -132,6 +133,50 @@ final class QueryOptions {
                 + "' in the store (heapload snapshots lists them)");
         }
         ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, Streams.out(spec));
+    }
+
+    /**
+     * The built-in query {@code class-histogram}, computed from the snapshots' models ({@link ClassHistogramQuery}): of
+     * the store {@code --db} (the model files are only read), or over {@code --uri} the snapshots read back from the
+     * server. Printed as {@link #runAndPrint} prints a saved query's rows.
+     */
+    void runClassHistogramAndPrint() throws Exception {
+        ResultWriter.Format fmt = checkedFormat();
+        store.checked(spec);
+        Map<String, Object> bound = ClassHistogramQuery.bind(params);
+        String snapshot = (String) bound.get("snapshot");
+        String baseline = (String) bound.get("baseline");
+        HeapSnapshot model;
+        HeapSnapshot base = null;
+        if (store.bolt.remote()) {
+            try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
+                model = remoteModel(remote, snapshot);
+                base = baseline.isEmpty() ? null : remoteModel(remote, baseline);
+            }
+        } else {
+            OutputFiles.requireStore(store.db);
+            model = storedModel(snapshot);
+            base = baseline.isEmpty() ? null : storedModel(baseline);
+        }
+        ResultWriter.write(ClassHistogramQuery.run(model, base, limit), fmt, csvRaw, Streams.out(spec));
+    }
+
+    private static HeapSnapshot remoteModel(RemoteGraphStore remote, String id) throws Exception {
+        try {
+            return remote.model(id);
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
+    }
+
+    private HeapSnapshot storedModel(String id) throws Exception {
+        try {
+            return GraphStore.readModel(store.db, id);
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
     }
 
     /** The output format and limit checked (usage errors, exit 2). */
