@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.heapload.explore.ModelQueries;
+import dev.heapload.analysis.ClassHistogram;
 import dev.heapload.explore.ClassHistogramQuery;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.model.HeapSnapshot;
@@ -146,19 +147,36 @@ final class QueryOptions {
         Map<String, Object> bound = ClassHistogramQuery.bind(params);
         String snapshot = (String) bound.get("snapshot");
         String baseline = (String) bound.get("baseline");
-        HeapSnapshot model;
-        HeapSnapshot base = null;
         if (store.bolt.remote()) {
+            HeapSnapshot model;
+            HeapSnapshot base;
             try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
                 model = remoteModel(remote, snapshot);
                 base = baseline.isEmpty() ? null : remoteModel(remote, baseline);
             }
-        } else {
-            OutputFiles.requireStore(store.db);
-            model = storedModel(snapshot);
-            base = baseline.isEmpty() ? null : storedModel(baseline);
+            ResultWriter.write(ClassHistogramQuery.run(model, base, limit), fmt, csvRaw, Streams.out(spec));
+            return;
         }
-        ResultWriter.write(ClassHistogramQuery.run(model, base, limit), fmt, csvRaw, Streams.out(spec));
+        OutputFiles.requireStore(store.db);
+        StoredSnapshots files = StoredSnapshots.open(store.db);
+        ClassHistogram target = storedClasses(files, snapshot);
+        ClassHistogram base = baseline.isEmpty() ? null : storedClasses(files, baseline);
+        ResultWriter.write(ClassHistogramQuery.run(target, base, limit), fmt, csvRaw, Streams.out(spec));
+    }
+
+    /** The class histogram of stored snapshot {@code id}: its summary's, else computed from its model. */
+    private ClassHistogram storedClasses(StoredSnapshots files, String id) throws Exception {
+        if (files.entry(id) == null) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
+        if (files.hasSummary(id)) {
+            java.util.List<ClassHistogram.Row> rows = files.summary(id).classes();
+            if (rows != null) {
+                return new ClassHistogram(rows);
+            }
+        }
+        return ClassHistogramQuery.histogram(storedModel(id));
     }
 
     private static HeapSnapshot remoteModel(RemoteGraphStore remote, String id) throws Exception {

@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import dev.heapload.analysis.ClassHistogram;
+import dev.heapload.store.StoredSnapshots;
 
 /**
  * {@code heapload query class-histogram} on the bundled fixture testdata/lua/classes/lua5.4 (its README: what the
@@ -21,7 +25,7 @@ class ClassHistogramCommandTest {
     static final Path FIXTURE = Path.of(System.getProperty("heapload.testdata", "../testdata"), "lua", "classes", "lua5.4");
 
     @Test
-    void histogramByClassAndItsChange() {
+    void histogramByClassAndItsChange() throws Exception {
         Path db = tmp.resolve("db");
         HeapLoadCommandTest.Run load = HeapLoadCommandTest.run("--no-progress", "--no-graph", "--db", db.toString(),
             FIXTURE.resolve("before.json").toString(), FIXTURE.resolve("after.json").toString());
@@ -62,6 +66,23 @@ class ClassHistogramCommandTest {
             table,metatable 0x558a54b6f6d0,1,56,136,0,0,0,1
             table,metatable {__mode},1,6200,6337,0,0,0,1
             """, change.out());
+
+        // the histogram is kept in each snapshot's summary: after 'before' is pruned (its model dropped) the change
+        // is answered alike
+        assertEquals(List.of(
+            new ClassHistogram.Row("table", "metatable {__mode}", 1, 6200, 1, 6200, 6337),
+            new ClassHistogram.Row("table", "Animal", 3, 264, 3, 264, 438),
+            new ClassHistogram.Row("table", "Dog", 1, 104, 1, 104, 218),
+            new ClassHistogram.Row("table", "Point", 1, 104, 1, 104, 156),
+            new ClassHistogram.Row("table", "metatable 0x558a54b6f6d0", 1, 56, 1, 56, 136),
+            new ClassHistogram.Row("userdata", "FILE*", 3, 96, 3, 96, 96)),
+            StoredSnapshots.open(db).summary("before").classes());
+        HeapLoadCommandTest.Run prune = HeapLoadCommandTest.run("prune", "--keep-last", "1", "--db", db.toString());
+        assertEquals(0, prune.code(), prune.err());
+        HeapLoadCommandTest.Run pruned = HeapLoadCommandTest.run("query", "class-histogram", "-p", "snapshot=after",
+            "-p", "baseline=before", "--format", "csv", "--db", db.toString());
+        assertEquals(0, pruned.code(), pruned.err());
+        assertEquals(change.out(), pruned.out());
 
         HeapLoadCommandTest.Run unknown = HeapLoadCommandTest.run("query", "class-histogram", "-p", "snapshot=nope",
             "--db", db.toString());

@@ -18,9 +18,10 @@ import dev.heapload.queries.SafeText;
  * The built-in query {@code class-histogram} ({@code heapload query class-histogram -p snapshot=S [-p baseline=B]}):
  * objects, shallow and retained bytes per class ({@link ObjectClasses}: Lua and Luau tables and userdata by metatable,
  * Luau userdata by tag, LuaJIT cdata by ctype, MicroPython instances by class), as a histogram by class next to
- * {@code type-histogram}'s by VM type; with a baseline, the change of each class between the two snapshots. Computed
- * from the snapshots' stored models and analyses, without Neo4j, on every route (over Bolt from the snapshot read back
- * from the server, like {@code paths}).
+ * {@code type-histogram}'s by VM type; with a baseline, the change of each class between the two snapshots. Answered
+ * without Neo4j on every route: on the embedded store from the histogram each snapshot's summary keeps (computed at
+ * load time from the model; kept also when the snapshot is pruned), else from its stored model and analysis; over Bolt
+ * from the snapshot read back from the server, like {@code paths}.
  *
  * <p>Columns, one snapshot ({@link #COLUMNS}): {@code type} (VM type), {@code class}, {@code objects}, {@code bytes}
  * (shallow), {@code reachableObjects}, {@code reachableBytes}, {@code retainedBytes} (the class's objects together:
@@ -90,7 +91,16 @@ public final class ClassHistogramQuery {
      * @throws QueryFailedException a snapshot stored without its analysis
      */
     public static QueryResult run(HeapSnapshot snapshot, HeapSnapshot baseline, long limit) throws QueryFailedException {
-        ClassHistogram target = histogram(snapshot);
+        return run(histogram(snapshot), baseline == null ? null : histogram(baseline), limit);
+    }
+
+    /**
+     * Runs the query on histograms at hand (a store's summaries keep them: {@code StoredSummary#classes}).
+     *
+     * @param baseline the baseline's histogram, or {@code null}
+     * @param limit    at most this many rows (0: all)
+     */
+    public static QueryResult run(ClassHistogram target, ClassHistogram baseline, long limit) {
         List<List<Object>> rows = new ArrayList<>();
         if (baseline == null) {
             for (ClassHistogram.Row r : target.rows()) {
@@ -99,7 +109,7 @@ public final class ClassHistogramQuery {
             }
             return ModelRows.limited(COLUMNS, rows, limit);
         }
-        for (ClassHistogram.Change c : ClassHistogram.compare(histogram(baseline), target)) {
+        for (ClassHistogram.Change c : ClassHistogram.compare(baseline, target)) {
             rows.add(new ArrayList<>(List.of(c.type(), c.className(), c.objects(), c.bytes(), c.retainedBytes(),
                 c.objectsChange(), c.bytesChange(), c.retainedChange(), c.baselineObjects())));
         }
