@@ -32,6 +32,8 @@ import dev.heapload.model.HeapSnapshot;
  *       </ol></li>
  *   <li><b>Luau userdata</b>: by tag (the reader's label {@code tag N}) and metatable: {@code Instance (tag 1)} when
  *       the metatable has a name, {@code tag 2} without one.</li>
+ *   <li><b>Luau objects</b> of user-defined classes (the experimental {@code class} syntax): the name of the
+ *       {@code class} record their {@code class} reference points at.</li>
  *   <li><b>LuaJIT cdata</b>: the ctype, from the dumper's {@code repr} label: {@code cdata<struct point>: 0x…} →
  *       {@code struct point}; a 64-bit integer, which prints its value ({@code 5LL}, {@code 5ULL}), →
  *       {@code int64_t} / {@code uint64_t}.</li>
@@ -188,10 +190,20 @@ public record ObjectClasses(int[] classOf, String[] names, String[] types) {
         String[] knownName = knownNames(s, a, named, luau);
 
         Map<Integer, String> metatableName = new HashMap<>();
+        int objectType = luau ? s.typeNames().indexOf("object") : -1;
+        int classKind = s.referenceKinds().indexOf("class");
         for (int o = 0; o < n; o++) {
             int t = s.typeId(o);
             String name = null;
-            if (t == cdataType && cdataType >= 0) {
+            if (t == objectType && objectType >= 0 && classKind >= 0) {
+                // a Luau user-defined class's instance: the class record's name (its label)
+                for (int r = first[o]; r < first[o + 1]; r++) {
+                    if (s.referenceKindId(r) == classKind) {
+                        name = s.label(targets[r]);
+                        break;
+                    }
+                }
+            } else if (t == cdataType && cdataType >= 0) {
                 name = ctype(s.label(o));
             } else if (t == tableType || t == userdataType) {
                 int mt = metatable[o];

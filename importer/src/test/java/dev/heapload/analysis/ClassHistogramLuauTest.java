@@ -65,6 +65,26 @@ class ClassHistogramLuauTest {
         assertEquals(new ClassHistogram.Row("userdata", "tag 128", 14, 4320, 14, 4320, 4320), after);
     }
 
+    @Test
+    void userDefinedClasses() {
+        // edge-classes README: Vec2 and Particle classes; one particle (a Particle object holding a Vec2 object) before,
+        // 3 more after
+        LuauCases.Case c = LuauCases.get("edge-classes");
+        ClassHistogram before = histogram(c.before, c.beforeAnalysis);
+        ClassHistogram after = histogram(c.after, c.analysis);
+        assertEquals(LuauCases.lines(
+            "table | _G | 1 48 1 48 160",
+            "object | Particle | 1 40 1 40 110",
+            "object | Vec2 | 1 40 1 40 40",
+            "table | metatable {__mode} | 1 48 0 0 0"), render(before));
+        // a Particle retains its Vec2: the classes' retained bytes together count each Vec2 once, under its Particle
+        assertEquals(LuauCases.lines(
+            "object | Particle | 4 160 4 160 443",
+            "object | Vec2 | 4 160 4 160 160",
+            "table | _G | 1 48 1 48 160",
+            "table | metatable {__mode} | 1 48 0 0 0"), render(after));
+    }
+
     static ClassHistogram.Row row(ClassHistogram h, String className) {
         return h.rows().stream().filter(r -> r.className().equals(className)).findFirst().orElseThrow();
     }
