@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import dev.heapload.explore.ClassHistogramQuery;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.QueryParameter;
 import dev.heapload.queries.SavedQuery;
@@ -21,7 +22,12 @@ final class QueriesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = Streams.out(spec);
+        boolean classes = false;
         for (SavedQuery q : QueryLibrary.builtIn().queries()) {
+            if (!classes && q.name().compareTo(ClassHistogramQuery.NAME) > 0) {
+                classHistogram(out);
+                classes = true;
+            }
             out.println(q.name());
             out.println("    " + q.description());
             List<String> params = new ArrayList<>();
@@ -31,6 +37,19 @@ final class QueriesCommand implements Callable<Integer> {
             out.println("    parameters: " + (params.isEmpty() ? "none" : String.join(", ", params)));
             out.println("    columns:    " + String.join(", ", q.columns()));
         }
+        if (!classes) {
+            classHistogram(out);
+        }
         return 0;
+    }
+
+    /** The entry of the built-in {@code class-histogram}, computed from the stored models (no Cypher file). */
+    private static void classHistogram(PrintStream out) {
+        out.println(ClassHistogramQuery.NAME);
+        out.println("    Objects, shallow and retained bytes per class (Lua/Luau metatable, Luau userdata tag, LuaJIT cdata "
+            + "ctype, MicroPython class); with a baseline, each class's change. Computed from the stored models.");
+        out.println("    parameters: snapshot string, baseline string = \"\"");
+        out.println("    columns:    " + String.join(", ", ClassHistogramQuery.COLUMNS));
+        out.println("    with a baseline: " + String.join(", ", ClassHistogramQuery.DIFF_COLUMNS));
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.heapload.explore.ModelQueries;
+import dev.heapload.explore.ClassHistogramQuery;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.queries.QueryLibrary;
 import dev.heapload.queries.SavedQuery;
@@ -59,6 +60,10 @@ final class QueryCommand implements Callable<Integer> {
         }
         if (statement == null && PathsQuery.NAME.equals(name)) {
             options.runPathsAndPrint();
+            return 0;
+        }
+        if (statement == null && ClassHistogramQuery.NAME.equals(name)) {
+            options.runClassHistogramAndPrint();
             return 0;
         }
         SavedQuery query = statement != null

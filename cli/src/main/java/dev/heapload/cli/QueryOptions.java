@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.heapload.explore.ModelQueries;
+import dev.heapload.analysis.ClassHistogram;
+import dev.heapload.explore.ClassHistogramQuery;
 import dev.heapload.explore.PathsQuery;
 import dev.heapload.model.HeapSnapshot;
 import dev.heapload.queries.SafeText;
@@ -132,6 +134,67 @@ final class QueryOptions {
                 + "' in the store (heapload snapshots lists them)");
         }
         ResultWriter.write(PathsQuery.run(model, bound, limit), fmt, csvRaw, Streams.out(spec));
+    }
+
+    /**
+     * The built-in query {@code class-histogram}, computed from the snapshots' models ({@link ClassHistogramQuery}): of
+     * the store {@code --db} (the model files are only read), or over {@code --uri} the snapshots read back from the
+     * server. Printed as {@link #runAndPrint} prints a saved query's rows.
+     */
+    void runClassHistogramAndPrint() throws Exception {
+        ResultWriter.Format fmt = checkedFormat();
+        store.checked(spec);
+        Map<String, Object> bound = ClassHistogramQuery.bind(params);
+        String snapshot = (String) bound.get("snapshot");
+        String baseline = (String) bound.get("baseline");
+        if (store.bolt.remote()) {
+            HeapSnapshot model;
+            HeapSnapshot base;
+            try (RemoteGraphStore remote = store.bolt.connect(Streams.err(spec))) {
+                model = remoteModel(remote, snapshot);
+                base = baseline.isEmpty() ? null : remoteModel(remote, baseline);
+            }
+            ResultWriter.write(ClassHistogramQuery.run(model, base, limit), fmt, csvRaw, Streams.out(spec));
+            return;
+        }
+        OutputFiles.requireStore(store.db);
+        StoredSnapshots files = StoredSnapshots.open(store.db);
+        ClassHistogram target = storedClasses(files, snapshot);
+        ClassHistogram base = baseline.isEmpty() ? null : storedClasses(files, baseline);
+        ResultWriter.write(ClassHistogramQuery.run(target, base, limit), fmt, csvRaw, Streams.out(spec));
+    }
+
+    /** The class histogram of stored snapshot {@code id}: its summary's, else computed from its model. */
+    private ClassHistogram storedClasses(StoredSnapshots files, String id) throws Exception {
+        if (files.entry(id) == null) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
+        if (files.hasSummary(id)) {
+            java.util.List<ClassHistogram.Row> rows = files.summary(id).classes();
+            if (rows != null) {
+                return new ClassHistogram(rows);
+            }
+        }
+        return ClassHistogramQuery.histogram(storedModel(id));
+    }
+
+    private static HeapSnapshot remoteModel(RemoteGraphStore remote, String id) throws Exception {
+        try {
+            return remote.model(id);
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
+    }
+
+    private HeapSnapshot storedModel(String id) throws Exception {
+        try {
+            return GraphStore.readModel(store.db, id);
+        } catch (SnapshotNotFoundException e) {
+            throw new QueryFailedException("no snapshot '" + SafeText.visible(id)
+                + "' in the store (heapload snapshots lists them)");
+        }
     }
 
     /** The output format and limit checked (usage errors, exit 2). */

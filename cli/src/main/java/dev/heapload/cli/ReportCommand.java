@@ -183,7 +183,7 @@ final class ReportCommand implements Callable<Integer> {
                 SavedQueryRunner runner = SavedQueryRunner.comparingOn(remote, timeout);
                 report = ReportBuilder.build(definition, library, runner, baselineId, targetId, known, previousGroups, gates, null,
                     "the icicle graph needs the heap models of the embedded store (--db); not available over --uri", false,
-                    tool(), remote.history(), growingNights);
+                    tool(), remote.history(), growingNights, remote::model);
             }
         } else {
             if (byIds && !dev.heapload.store.StoreDirectory.isStore(db)) {
@@ -209,7 +209,7 @@ final class ReportCommand implements Callable<Integer> {
                 SavedQueryRunner runner = SavedQueryRunner.on(store, timeout);
                 report = ReportBuilder.build(definition, library, runner, b, t, known, previousGroups, gates, icicle.svg(),
                     "no new reachable objects: nothing to draw", icicle.crossProcess(), tool(), store.history(),
-                    growingNights);
+                    growingNights, store::model);
             }
         }
         Files.createDirectories(out);

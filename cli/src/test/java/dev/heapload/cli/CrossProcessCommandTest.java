@@ -57,6 +57,7 @@ class CrossProcessCommandTest {
             + "  group 1: 152 objects, 19,608 new bytes, "), r.out());
         assertTrue(r.out().contains(" path:\n      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
             + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n"
+            + "    heads: class metatable {Disconnect}; memory category 0 (main)\n"
             + "    example head 0x570138339de0 (largest retained size), all its paths:\n"), r.out());
 
         // the report says so too, and its groups are the same

@@ -70,7 +70,8 @@ class DeepLeakPathCommandTest {
         for (int i = 0; i < n; i++) {
             assertEquals("      prev in table", lines.get(i), "hop " + (i + 2));
         }
-        assertTrue(lines.get(n).startsWith("    example head 0x"), lines.get(n));
+        assertEquals("    heads: memory category 0 (main)", lines.get(n));
+        assertTrue(lines.get(n + 1).startsWith("    example head 0x"), lines.get(n + 1));
 
         Path report = tmp.resolve("report");
         HeapLoadCommandTest.Run r = HeapLoadCommandTest.run("report", "--db", db.toString(), "--out", report.toString(),

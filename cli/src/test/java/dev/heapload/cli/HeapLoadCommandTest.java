@@ -213,6 +213,7 @@ class HeapLoadCommandTest {
             + "  group 1: 152 objects, 19,608 new bytes, 19,608 retained bytes, 16 table head(s), path:\n"
             + "      root registry (table)\n      _MODULES in table\n      EventBus in table\n"
             + "      ThemeChanged in table\n      handlers in table\n      [array] in table\n"
+            + "    heads: class metatable {Disconnect}; memory category 0 (main)\n"
             + "    example head 0x560138339de0 (largest retained size), all its paths:\n"
             + "      heapload query paths -p snapshot=after -p address=0x560138339de0 --db " + pairDb + "\n"), r.out());
         assertTrue(r.out().contains("  heapload query why-alive -p snapshot=after -p address=0x560138339de0 --db " + pairDb

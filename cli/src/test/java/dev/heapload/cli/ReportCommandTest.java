@@ -132,11 +132,20 @@ class ReportCommandTest {
         // the sections of the nightly report, in order, with the query sections' rows
         List<String> whats = new ArrayList<>();
         j.get("sections").forEach(s -> whats.add(s.get("what").asText()));
-        assertEquals(List.of("@headline", "@leak-groups", "@icicle", "categories", "type-histogram-diff", "largest-retainers",
-            "@history"), whats);
+        assertEquals(List.of("@headline", "@leak-groups", "@icicle", "categories", "type-histogram-diff",
+            "@class-histogram", "largest-retainers", "@history"), whats);
         JsonNode histogram = j.get("sections").get(4);
         assertEquals("table", histogram.at("/rows/0/0").asText());
         assertEquals(128, histogram.at("/rows/0/3").asLong(), "table objects: 213 - 85");
+        // the classes, largest growth of retained bytes first: the 3 Signal tables (+20,120 retained bytes), the
+        // Connection tables (metatable {Disconnect}) 8 in 'before', 40 in 'after'
+        JsonNode classes = j.get("sections").get(5);
+        assertEquals(List.of("type", "class", "objects", "bytes", "retainedBytes", "objectsChange", "bytesChange",
+            "retainedChange", "baselineObjects"), JSON.convertValue(classes.get("columns"), List.class));
+        assertEquals(List.of("table", "Signal", 3, 336, 20728, 0, 0, 20120, 3),
+            JSON.convertValue(classes.at("/rows/0"), List.class));
+        assertEquals(List.of("table", "metatable {Disconnect}", 40, 7040, 21400, 32, 5632, 19608, 8),
+            JSON.convertValue(classes.at("/rows/1"), List.class));
     }
 
     @Test

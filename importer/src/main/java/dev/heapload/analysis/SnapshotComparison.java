@@ -154,29 +154,39 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
      *                      order, each taking as many as it has heads there, the last the rest
      * @param freedObjects  gone objects under the freed heads (heads included), as {@code objects} counts new ones
      * @param freedBytes    their shallow bytes
+     * @param headClasses   the classes of its heads ({@link ObjectClasses}), each with how many heads have it, most
+     *                      heads first (ties by name); heads without a class are not counted; empty when none has one
+     * @param headCategories the memory categories of its heads, each with how many heads are in it, most heads first
+     *                      (ties by id); empty for VMs without categories
+     * @param sites         where its new objects were allocated ({@link SiteCount}), most bytes first; empty when
+     *                      the target's dump tracked no allocations
      */
     public record LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
                             List<PathHop> hops, int example, Verdict verdict, long baselineHeads, long freedHeads,
-                            long freedObjects, long freedBytes, List<SiteCount> sites) {
+                            long freedObjects, long freedBytes, List<Map.Entry<String, Long>> headClasses,
+                            List<Map.Entry<Integer, Long>> headCategories, List<SiteCount> sites) {
 
         /** A group without allocation sites. */
         public LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
                          List<PathHop> hops, int example, Verdict verdict, long baselineHeads, long freedHeads,
-                         long freedObjects, long freedBytes) {
+                         long freedObjects, long freedBytes, List<Map.Entry<String, Long>> headClasses,
+                         List<Map.Entry<Integer, Long>> headCategories) {
             this(objects, newBytes, retainedBytes, heads, headType, hops, example, verdict, baselineHeads, freedHeads,
-                freedObjects, freedBytes, List.of());
+                freedObjects, freedBytes, headClasses, headCategories, List.of());
         }
 
         /** This group with {@code sites}. */
         public LeakGroup withSites(List<SiteCount> sites) {
             return new LeakGroup(objects, newBytes, retainedBytes, heads, headType, hops, example, verdict,
-                baselineHeads, freedHeads, freedObjects, freedBytes, List.copyOf(sites));
+                baselineHeads, freedHeads, freedObjects, freedBytes, headClasses, headCategories, List.copyOf(sites));
         }
 
         /** A group with nothing at its path in the baseline ({@link Verdict#NEW}). */
         public LeakGroup(long objects, long newBytes, long retainedBytes, long heads, String headType,
-                         List<PathHop> hops, int example) {
-            this(objects, newBytes, retainedBytes, heads, headType, hops, example, Verdict.NEW, 0, 0, 0, 0);
+                         List<PathHop> hops, int example, List<Map.Entry<String, Long>> headClasses,
+                         List<Map.Entry<Integer, Long>> headCategories) {
+            this(objects, newBytes, retainedBytes, heads, headType, hops, example, Verdict.NEW, 0, 0, 0, 0,
+                headClasses, headCategories);
         }
 
         /** The retention path as leak-trace lines ({@link PathHop#line}), root first. */
@@ -425,6 +435,17 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         return new Heads(parent, headOf, members, memberBytes);
     }
 
+    /** The entries of {@code counts} (null: none), the largest count first, then by key. */
+    private static <K extends Comparable<K>> List<Map.Entry<K, Long>> mostFirst(Map<K, Long> counts) {
+        if (counts == null) {
+            return List.of();
+        }
+        List<Map.Entry<K, Long>> out = new ArrayList<>();
+        counts.forEach((k, v) -> out.add(Map.entry(k, v)));
+        out.sort(Map.Entry.<K, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+        return List.copyOf(out);
+    }
+
     /** Leaks first, by net bytes, net objects; then replaced groups by new bytes, objects; then head type, path. */
     public static final Comparator<LeakGroup> RANK = Comparator.comparing((LeakGroup g) -> !g.leak())
         .thenComparing(Comparator.comparingLong((LeakGroup g) -> g.leak() ? g.netBytes() : g.newBytes()).reversed())
@@ -450,6 +471,9 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         }
         Map<List<PathHop>, long[]> groups = new HashMap<>();
         Map<List<PathHop>, Integer> examples = new HashMap<>();
+        ObjectClasses classes = ObjectClasses.compute(target, analysis);
+        Map<List<PathHop>, Map<String, Long>> classesOf = new HashMap<>();
+        Map<List<PathHop>, Map<Integer, Long>> categoriesOf = new HashMap<>();
         // per group: its heads' path keys, each with its new heads, objects and bytes there
         Map<List<PathHop>, TreeMap<Long, long[]>> headKeys = new HashMap<>();
         Map<Long, long[]> newAt = new HashMap<>();
@@ -482,6 +506,13 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             g[1] = ByteSums.add(g[1], th.memberBytes()[h]);
             g[2] = ByteSums.add(g[2], retained[h]);
             g[3]++;
+            String className = classes.className(h);
+            if (className != null) {
+                classesOf.computeIfAbsent(key, k -> new HashMap<>()).merge(className, 1L, Long::sum);
+            }
+            if (target.category(h) >= 0) {
+                categoriesOf.computeIfAbsent(key, k -> new HashMap<>()).merge(target.category(h), 1L, Long::sum);
+            }
             Integer ex = examples.get(key);
             if (ex == null || retained[h] > retained[ex]
                 || (retained[h] == retained[ex] && target.address(h).compareTo(target.address(ex)) < 0)) {
@@ -503,7 +534,8 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
         for (List<PathHop> key : keys) {
             long[] g = groups.get(key);
             result.add(new LeakGroup(g[0], g[1], g[2], g[3], key.get(key.size() - 1).type(),
-                key.subList(0, key.size() - 1), examples.get(key)));
+                key.subList(0, key.size() - 1), examples.get(key), mostFirst(classesOf.get(key)),
+                mostFirst(categoriesOf.get(key))));
         }
         if (keyOfHead != null) {
             int[] groupOfKey = new int[keyIds.size()];
@@ -630,7 +662,7 @@ public record SnapshotComparison(List<NewBucket> newBuckets, long newObjects, lo
             long freedBytes = freed[2];
             out.add(new LeakGroup(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.hops(),
                 g.example(), Verdict.of(before, g.objects() - freedObjects), before, freedHeads, freedObjects,
-                freedBytes, g.sites()));
+                freedBytes, g.headClasses(), g.headCategories(), g.sites()));
         }
         return out;
     }

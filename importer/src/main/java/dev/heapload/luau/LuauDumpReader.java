@@ -58,7 +58,8 @@ import dev.heapload.model.SnapshotInfo;
  *       in bytes (the writer's estimate, spec §4; 0 for vectors); category = {@code cat} (-1 for vectors:
  *       not written). Address = the record's key, verbatim. Label: string → its {@code data}; function
  *       and class → {@code name}; proto and thread → {@code source:line} when the record has a
- *       source; otherwise none.</li>
+ *       source; userdata → {@code tag N} when the record has a {@code tag} (spec §4: 0 {@code lua_newuserdata}, 1-127
+ *       {@code lua_newuserdatatagged}, 128 {@code lua_newuserdatadtor}, 129 {@code newproxy()}); otherwise none.</li>
  *   <li><b>References</b>, in the dump's order, kind in brackets: table {@code pairs} → [key] and
  *       [value], {@code array} → [array], {@code metatable} → [metatable]; function {@code env} → [env],
  *       {@code proto} → [proto], {@code upvalues} → [upvalue]; userdata {@code metatable} → [metatable];
@@ -99,7 +100,7 @@ import dev.heapload.model.SnapshotInfo;
  *       (count and byte offset of the first), ignored unknown fields and references to addresses that
  *       have no record.</li>
  * </ul>
- * Record fields not kept in the model: userdata {@code tag}, upvalue {@code open}. A record whose {@code type} this
+ * Record fields not kept in the model: upvalue {@code open}. A record whose {@code type} this
  * reader does not know (a newer VM's) is kept with its type as written; each of its other fields that holds an
  * address ({@code 0x…} or 16 upper-case hex digits), or an array of them, becomes references of kind
  * {@code unknown-field} named by the field, counted in a warning; its other fields are ignored. A memory category
@@ -478,6 +479,7 @@ public final class LuauDumpReader {
             String label = null;
             String source = null;
             long line = -1;
+            long tag = -1;
             int proto = -1;
             int firstUpvalue = -1;
             int upvalues = 0;
@@ -520,7 +522,7 @@ public final class LuauDumpReader {
                     case "data", "name" -> label = text(v, field);
                     case "source" -> source = text(v, field);
                     case "line" -> line = integer(v, field);
-                    case "tag" -> integer(v, field);
+                    case "tag" -> tag = integer(v, field);
                     case "open" -> {
                         if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
                             throw fail("\"open\" of " + address + " is " + describe(v) + ", expected a boolean");
@@ -578,6 +580,8 @@ public final class LuauDumpReader {
             boolean hasSource = source != null;
             if (("proto".equals(type) || "thread".equals(type)) && hasSource) {
                 label = line >= 0 ? source + ":" + line : source;
+            } else if ("userdata".equals(type) && tag >= 0) {
+                label = "tag " + tag;
             } else if (!"string".equals(type) && !"function".equals(type) && !"class".equals(type)) {
                 label = null;
             }

@@ -16,6 +16,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.heapload.analysis.ClassHistogram;
+import dev.heapload.analysis.HeapAnalysis;
+import dev.heapload.analysis.ObjectClasses;
 import dev.heapload.analysis.SnapshotComparison;
 import dev.heapload.analysis.SnapshotStatistics;
 import dev.heapload.model.HeapSnapshot;
@@ -31,19 +34,26 @@ import dev.heapload.model.MemoryCategory;
  * all other snapshots of the store without reading their models; the comparisons are the leak history of
  * {@code heapload trend --leak} (docs/design/store.md).
  *
- * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM3} ({@code HLSUM2}: leak groups without verdict
- * and net growth, read as net = new; {@code HLSUM1}: without comparisons, read as none), then counts and fields in
+ * It also keeps the snapshot's class histogram ({@link ClassHistogram}: objects, shallow, reachable and retained bytes
+ * per class), which {@code heapload query class-histogram} reads.
+ *
+ * <p>File {@code DIR/summaries/<id>.summary}: the magic {@code HLSUM4} ({@code HLSUM3}: without the class histogram,
+ * read as not stored; {@code HLSUM2}: also leak groups without verdict and net growth, read as net = new;
+ * {@code HLSUM1}: also without comparisons, read as none), then counts and fields in
  * {@link DataOutputStream} encoding; a few KiB per snapshot, up to some tens of KiB with long retention paths.
  *
  * @param categories  the snapshot's memory categories, in the model's order (empty for VMs without them)
  * @param buckets     its statistics buckets; empty when the snapshot was not analysed
  * @param comparisons the comparisons its load made with it as the target, in the load's order (previous snapshot
  *                    first); empty for a first snapshot, an unanalysed one, or a summary of format {@code HLSUM1}
+ * @param classes     its class histogram's rows ({@link ClassHistogram#rows}), or {@code null} when the summary has
+ *                    none (not analysed, or written by an earlier heapload: compute it from the model)
  */
 public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
-                            List<StoredComparison> comparisons) {
+                            List<StoredComparison> comparisons, List<ClassHistogram.Row> classes) {
 
-    private static final String MAGIC = "HLSUM3";
+    private static final String MAGIC = "HLSUM4";
+    private static final String MAGIC_3 = "HLSUM3";
     private static final String MAGIC_2 = "HLSUM2";
     private static final String MAGIC_1 = "HLSUM1";
 
@@ -54,12 +64,26 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
         categories = List.copyOf(categories);
         buckets = List.copyOf(buckets);
         comparisons = List.copyOf(comparisons);
+        classes = classes == null ? null : List.copyOf(classes);
     }
 
-    /** The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed), no comparisons. */
+    /** A summary without a class histogram. */
+    public StoredSummary(List<MemoryCategory> categories, List<SnapshotStatistics.Bucket> buckets,
+                         List<StoredComparison> comparisons) {
+        this(categories, buckets, comparisons, null);
+    }
+
+    /**
+     * The summary of {@code snapshot} with its statistics {@code stats} (null when not analysed), no comparisons; its
+     * class histogram computed from the model and its analysis ({@link ObjectClasses}), when it has one.
+     */
     public static StoredSummary of(HeapSnapshot snapshot, SnapshotStatistics stats) {
+        List<ClassHistogram.Row> classes = null;
+        if (stats != null && snapshot.analysis() instanceof HeapAnalysis a) {
+            classes = ClassHistogram.compute(snapshot, a, ObjectClasses.compute(snapshot, a)).rows();
+        }
         return new StoredSummary(new ArrayList<>(snapshot.info().categories().values()),
-            stats == null ? List.of() : stats.buckets(), List.of());
+            stats == null ? List.of() : stats.buckets(), List.of(), classes);
     }
 
     /** This summary with {@code comparison} (with {@code baseline}) added after the comparisons it has. */
@@ -75,7 +99,7 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
         List<StoredComparison> list = new ArrayList<>(comparisons);
         list.add(new StoredComparison(baseline, comparison.newObjects(), comparison.newBytes(),
             comparison.leakGroups().size(), groups));
-        return new StoredSummary(categories, buckets, list);
+        return new StoredSummary(categories, buckets, list, classes);
     }
 
     /**
@@ -131,6 +155,19 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                     out.writeLong(g.netBytes());
                 }
             }
+            out.writeBoolean(classes != null);
+            if (classes != null) {
+                out.writeInt(classes.size());
+                for (ClassHistogram.Row r : classes) {
+                    writeString(out, r.type());
+                    writeString(out, r.className());
+                    out.writeLong(r.objects());
+                    out.writeLong(r.bytes());
+                    out.writeLong(r.reachableObjects());
+                    out.writeLong(r.reachableBytes());
+                    out.writeLong(r.retainedBytes());
+                }
+            }
             out.flush();
             ch.force(true);
         }
@@ -145,7 +182,7 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
             String magic = in.readUTF();
-            if (!MAGIC.equals(magic) && !MAGIC_2.equals(magic) && !MAGIC_1.equals(magic)) {
+            if (!MAGIC.equals(magic) && !MAGIC_3.equals(magic) && !MAGIC_2.equals(magic) && !MAGIC_1.equals(magic)) {
                 throw new IOException(file + ": not a heapload snapshot summary");
             }
             int n = count(in, file);
@@ -163,7 +200,7 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
             }
             List<StoredComparison> comparisons = new ArrayList<>();
             if (!MAGIC_1.equals(magic)) {
-                boolean net = MAGIC.equals(magic);
+                boolean net = MAGIC.equals(magic) || MAGIC_3.equals(magic);
                 int k = count(in, file);
                 for (int i = 0; i < k; i++) {
                     String baseline = readString(in);
@@ -195,7 +232,16 @@ public record StoredSummary(List<MemoryCategory> categories, List<SnapshotStatis
                     comparisons.add(new StoredComparison(baseline, newObjects, newBytes, groupCount, groups));
                 }
             }
-            return new StoredSummary(categories, buckets, comparisons);
+            List<ClassHistogram.Row> classes = null;
+            if (MAGIC.equals(magic) && in.readBoolean()) {
+                int c = count(in, file);
+                classes = new ArrayList<>(c);
+                for (int i = 0; i < c; i++) {
+                    classes.add(new ClassHistogram.Row(readString(in), readString(in), in.readLong(), in.readLong(),
+                        in.readLong(), in.readLong(), in.readLong()));
+                }
+            }
+            return new StoredSummary(categories, buckets, comparisons, classes);
         } catch (EOFException | java.io.UTFDataFormatException e) {
             throw new IOException(file + ": damaged snapshot summary (" + e + ")", e);
         }

@@ -39,7 +39,8 @@ public record ReportDefinition(String name, String title, List<Section> sections
     public static final String RESOURCE_DIR = QueryLibrary.RESOURCE_DIR + "/reports";
 
     /** The built-in figures a section may name (with a leading {@code @}). */
-    public static final Set<String> FIGURES = Set.of("headline", "leak-groups", "icicle", "history", "micropython-heap");
+    public static final Set<String> FIGURES = Set.of("headline", "leak-groups", "icicle", "history", "micropython-heap",
+        "class-histogram");
 
     /**
      * One section.

@@ -109,6 +109,30 @@ public final class ReportBuilder {
                                    List<Gate> gates, String icicleSvg, String icicleNote, boolean crossProcess,
                                    String tool, List<dev.heapload.store.SnapshotHistory> history, int growingNights)
         throws QueryFailedException, IOException {
+        return build(def, library, runner, baseline, target, known, previousGroups, gates, icicleSvg, icicleNote,
+            crossProcess, tool, history, growingNights, null);
+    }
+
+    /** The stored heap models of a store, by snapshot id, with their analyses (embedded or read back over Bolt). */
+    @FunctionalInterface
+    public interface Models {
+        /** The model of snapshot {@code id}, analysis attached. */
+        HeapSnapshot model(String id) throws IOException;
+    }
+
+    /**
+     * {@link #build(ReportDefinition, QueryLibrary, SavedQueryRunner, String, String, KnownLeaks, List, List, String,
+     * String, boolean, String, List, int)} with the store's heap models, from which the {@code @class-histogram}
+     * section is computed ({@link #classHistogram}).
+     *
+     * @param models the models, or {@code null}: the {@code @class-histogram} section then says it needs them
+     */
+    public static LeakReport build(ReportDefinition def, QueryLibrary library, SavedQueryRunner runner, String baseline,
+                                   String target, KnownLeaks known, List<LeakReport.Resolved> previousGroups,
+                                   List<Gate> gates, String icicleSvg, String icicleNote, boolean crossProcess,
+                                   String tool, List<dev.heapload.store.SnapshotHistory> history, int growingNights,
+                                   Models models)
+        throws QueryFailedException, IOException {
         LeakReport.Snapshot b = snapshot(library, runner, baseline);
         LeakReport.Snapshot t = snapshot(library, runner, target);
         QueryResult newObjects = runner.run(library.get("new-objects"), Map.of("baseline", baseline, "target", target));
@@ -191,6 +215,10 @@ public final class ReportBuilder {
                 }
                 continue; // only for MicroPython targets
             }
+            if (s.what().equals("@class-histogram")) {
+                sections.add(classHistogram(s, models, baseline, target));
+                continue;
+            }
             if (s.figure()) {
                 sections.add(new LeakReport.Section(s.what(), s.title(), Map.of(), null, 0, null));
                 continue;
@@ -207,6 +235,36 @@ public final class ReportBuilder {
         return new LeakReport(def.name(), def.title(), Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), tool, b, t,
             headline, groups, resolved, gateResults, sections, icicleSvg, icicleSvg == null ? icicleNote : null,
             leakHistory, growingNights);
+    }
+
+    /**
+     * The {@code @class-histogram} section: the target's classes with their change from the baseline
+     * ({@link dev.heapload.explore.ClassHistogramQuery}, columns {@code DIFF_COLUMNS}), the largest growth first, at most
+     * {@link #MAX_ROWS} rows; computed from the stored models. Without models, or for a snapshot stored without its
+     * analysis, one row saying why.
+     */
+    public static LeakReport.Section classHistogram(ReportDefinition.Section s, Models models, String baseline,
+                                                    String target) throws IOException {
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("snapshot", target);
+        params.put("baseline", baseline);
+        String why;
+        if (models == null) {
+            why = "the class histogram needs the heap models of the store; not at hand";
+        } else {
+            try {
+                QueryResult r = dev.heapload.explore.ClassHistogramQuery.run(models.model(target), models.model(baseline), 0);
+                int total = r.rows().size();
+                if (total > MAX_ROWS) {
+                    r = new QueryResult(r.columns(), List.copyOf(r.rows().subList(0, MAX_ROWS)), true);
+                }
+                return new LeakReport.Section(s.what(), s.title(), params, r, total, null);
+            } catch (QueryFailedException e) {
+                why = e.getMessage();
+            }
+        }
+        return new LeakReport.Section(s.what(), s.title(), params,
+            new QueryResult(List.of("note"), List.of(List.of(why)), false), 1, null);
     }
 
     /**

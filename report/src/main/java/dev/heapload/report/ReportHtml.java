@@ -111,6 +111,8 @@ public final class ReportHtml {
                     sm.put("figures", Map.of("text", text.toString()));
                     sm.put("picture", s.svg());
                 }
+                case "@class-histogram" -> sm.put("table", table(new LeakReport.Section("class-histogram", s.title(),
+                    s.parameters(), s.result(), s.totalRows(), null)));
                 case "@history" -> {
                     sm.put("picture", s.svg());
                     sm.put("table", table(new LeakReport.Section("trend", s.title(), Map.of(), s.result(), s.totalRows(), null)));

@@ -41,12 +41,13 @@ public final class LeakAnswer {
      * @param freedHeads    of those, the ones gone in the target
      * @param freedObjects  objects of the baseline at the path that are gone
      * @param freedBytes    their shallow bytes
+     * @param headsText     the heads' class and memory category ({@link #headsText}), or null when they have neither
      * @param sites         where its new objects were allocated, largest first (empty when the dump tracked no
      *                      allocations; {@link SnapshotComparison.SiteCount#site} null: allocated while not tracking)
      */
     public record Group(long objects, long newBytes, long retainedBytes, long heads, String headType, List<String> path,
                         String example, String verdict, long baselineHeads, long freedHeads, long freedObjects,
-                        long freedBytes, List<SnapshotComparison.SiteCount> sites) {
+                        long freedBytes, String headsText, List<SnapshotComparison.SiteCount> sites) {
 
         /** Whether the group is churn (replaced), listed apart and never counted as a leak. */
         public boolean replaced() {
@@ -63,9 +64,55 @@ public final class LeakAnswer {
         for (SnapshotComparison.LeakGroup g : comparison.leakGroups()) {
             groups.add(new Group(g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), g.headType(), g.path(),
                 g.example() < 0 ? null : target.address(g.example()), g.verdict().label(), g.baselineHeads(),
-                g.freedHeads(), g.freedObjects(), g.freedBytes(), g.sites()));
+                g.freedHeads(), g.freedObjects(), g.freedBytes(), headsText(g, target), g.sites()));
         }
         return groups;
+    }
+
+    /**
+     * What a leak group's heads are: their class ({@link dev.heapload.analysis.ObjectClasses}) and memory category,
+     * e.g. {@code class Enemy; memory category 0 (main)}; several: {@code classes Enemy ×10, Entity ×6}, {@code memory
+     * categories 2 (ui) ×3, 5 ×1}; heads without a class: {@code ×N without a class} after the others. Dump strings are
+     * shown escaped ({@link SafeText#visible}).
+     *
+     * @return the text, or null when no head has a class and the VM has no memory categories
+     */
+    public static String headsText(SnapshotComparison.LeakGroup g, HeapSnapshot target) {
+        List<String> parts = new ArrayList<>();
+        var classes = g.headClasses();
+        if (!classes.isEmpty()) {
+            long with = classes.stream().mapToLong(java.util.Map.Entry::getValue).sum();
+            if (classes.size() == 1 && with == g.heads()) {
+                parts.add("class " + SafeText.visible(classes.get(0).getKey()));
+            } else {
+                StringBuilder sb = new StringBuilder(classes.size() == 1 ? "class " : "classes ");
+                for (int i = 0; i < classes.size(); i++) {
+                    sb.append(i == 0 ? "" : ", ").append(SafeText.visible(classes.get(i).getKey())).append(" ×")
+                        .append(classes.get(i).getValue());
+                }
+                if (with < g.heads()) {
+                    sb.append(String.format(Locale.ROOT, ", ×%,d without a class", g.heads() - with));
+                }
+                parts.add(sb.toString());
+            }
+        }
+        var categories = g.headCategories();
+        if (!categories.isEmpty()) {
+            StringBuilder sb = new StringBuilder(categories.size() == 1 ? "memory category " : "memory categories ");
+            for (int i = 0; i < categories.size(); i++) {
+                int id = categories.get(i).getKey();
+                var c = target.info().categories().get(id);
+                sb.append(i == 0 ? "" : ", ").append(id);
+                if (c != null && c.name() != null) {
+                    sb.append(" (").append(SafeText.visible(c.name())).append(')');
+                }
+                if (categories.size() > 1) {
+                    sb.append(" ×").append(categories.get(i).getValue());
+                }
+            }
+            parts.add(sb.toString());
+        }
+        return parts.isEmpty() ? null : String.join("; ", parts);
     }
 
     /**
@@ -129,6 +176,9 @@ public final class LeakAnswer {
                 shown, g.objects(), g.newBytes(), g.retainedBytes(), g.heads(), SafeText.visible(g.headType()));
             for (String hop : g.path()) {
                 out.println("      " + GrowthText.hopLine(hop));
+            }
+            if (g.headsText() != null) {
+                out.println("    heads: " + g.headsText());
             }
             if (g.example() != null) {
                 out.println("    example head " + SafeText.visible(g.example()) + " (largest retained size), all its paths:");
