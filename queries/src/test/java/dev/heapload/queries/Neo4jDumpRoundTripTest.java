@@ -120,5 +120,6 @@ class Neo4jDumpRoundTripTest {
         new Object[] {"largest-retainers", params("snapshot", "after", "top", "5")},
         new Object[] {"trend", params()},
         new Object[] {"trend", params("category", "0")},
-        new Object[] {"trend-categories", params()});
+        new Object[] {"trend-categories", params()},
+        new Object[] {"allocation-sites", params("snapshot", "after")});
 }
