@@ -11,6 +11,7 @@
 // new-objects); null without a baseline. Answered from the stored models (the baseline's objects are not in this
 // snapshot's graph); this Cypher, run only where no model can answer (a pruned snapshot, a Bolt server), gives the
 // same site, objects, bytes and retainedBytes, and null newObjects and newBytes.
+MATCH (:Snapshot {id: $snapshot})
 MATCH (o:Object {snapshot: $snapshot})
 OPTIONAL MATCH (d:Object {snapshot: $snapshot, address: o.dominator})
 WITH o.site AS site, o.size AS size,
