@@ -55,6 +55,12 @@ public final class LeakAnswer {
         }
     }
 
+    /** How many classes and memory categories a group's {@code heads:} line names; the rest are counted. */
+    public static final int HEADS_NAMES_SHOWN = 5;
+
+    /** Columns at which a class or memory category name in the {@code heads:} line is cut (its length said). */
+    public static final int HEADS_NAME_WIDTH = 40;
+
     /** How many replaced groups are listed, one line each ({@code leak-groups} has them all). */
     public static final int REPLACED_SHOWN = 10;
 
@@ -83,12 +89,16 @@ public final class LeakAnswer {
         if (!classes.isEmpty()) {
             long with = classes.stream().mapToLong(java.util.Map.Entry::getValue).sum();
             if (classes.size() == 1 && with == g.heads()) {
-                parts.add("class " + SafeText.visible(classes.get(0).getKey()));
+                parts.add("class " + name(classes.get(0).getKey()));
             } else {
                 StringBuilder sb = new StringBuilder(classes.size() == 1 ? "class " : "classes ");
-                for (int i = 0; i < classes.size(); i++) {
-                    sb.append(i == 0 ? "" : ", ").append(SafeText.visible(classes.get(i).getKey())).append(" ×")
+                int shown = Math.min(classes.size(), HEADS_NAMES_SHOWN);
+                for (int i = 0; i < shown; i++) {
+                    sb.append(i == 0 ? "" : ", ").append(name(classes.get(i).getKey())).append(" ×")
                         .append(classes.get(i).getValue());
+                }
+                if (shown < classes.size()) {
+                    sb.append(String.format(Locale.ROOT, ", \u2026 %,d more", classes.size() - shown));
                 }
                 if (with < g.heads()) {
                     sb.append(String.format(Locale.ROOT, ", ×%,d without a class", g.heads() - with));
@@ -99,20 +109,29 @@ public final class LeakAnswer {
         var categories = g.headCategories();
         if (!categories.isEmpty()) {
             StringBuilder sb = new StringBuilder(categories.size() == 1 ? "memory category " : "memory categories ");
-            for (int i = 0; i < categories.size(); i++) {
+            int shown = Math.min(categories.size(), HEADS_NAMES_SHOWN);
+            for (int i = 0; i < shown; i++) {
                 int id = categories.get(i).getKey();
                 var c = target.info().categories().get(id);
                 sb.append(i == 0 ? "" : ", ").append(id);
                 if (c != null && c.name() != null) {
-                    sb.append(" (").append(SafeText.visible(c.name())).append(')');
+                    sb.append(" (").append(name(c.name())).append(')');
                 }
                 if (categories.size() > 1) {
                     sb.append(" ×").append(categories.get(i).getValue());
                 }
             }
+            if (shown < categories.size()) {
+                sb.append(String.format(Locale.ROOT, ", \u2026 %,d more", categories.size() - shown));
+            }
             parts.add(sb.toString());
         }
         return parts.isEmpty() ? null : String.join("; ", parts);
+    }
+
+    /** A class or category name from the dump as the {@code heads:} line prints it: visible, cut, length said. */
+    private static String name(String dumpText) {
+        return dev.heapload.queries.TextTable.clip(SafeText.visible(dumpText), HEADS_NAME_WIDTH);
     }
 
     /**
